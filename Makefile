@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sframe-unwind: SFrame user-space stack unwinding as a loadable module.
+#
+#   make                 host tools (scripts/sframe-dump)
+#   make module KDIR=..  the module against a kernel build or header tree
+#   make check           every test this machine can run (see README.md)
+#   make fuzz-smoke      libFuzzer on the decoder for FUZZ_SECONDS
+#   make bench-host      lookup cost for 1k..1M FDEs
+#   make style           checkpatch.pl on the sources
+
+KDIR		?= /lib/modules/$(shell uname -r)/build
+CC		?= cc
+HOSTCFLAGS	:= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
+		   -Wstrict-prototypes -Wmissing-prototypes -std=gnu11
+O		:= build
+FUZZ_SECONDS	?= 60
+
+DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
+		   kernel/sframe_lookup.c kernel/sframe_print.c
+ENCODER_SRCS	:= kernel/sframe_encode.c
+SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
+TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_util.c \
+		   scripts/tests/kunit-host.c
+TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
+
+HOST_TOOLS	:= scripts/sframe-dump
+
+.PHONY: all module modules clean check check-host check-corpus fuzz-smoke \
+	bench-host style help
+
+all: $(HOST_TOOLS)
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+$(O):
+	@mkdir -p $@
+
+scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
+		     scripts/elf-sframe.h $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ scripts/sframe-dump.c scripts/elf-sframe.c \
+		$(DECODER_SRCS)
+
+$(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
+		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o $@ $(TEST_SRCS) \
+		$(DECODER_SRCS) $(ENCODER_SRCS)
+
+$(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
+		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-decode.c \
+		$(DECODER_SRCS) $(ENCODER_SRCS)
+
+$(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
+		kunit/sframe_test_util.c $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/fuzz-seed.c \
+		kunit/sframe_test_util.c $(DECODER_SRCS) $(ENCODER_SRCS)
+
+$(O)/bench-lookup: scripts/tests/bench-lookup.c $(DECODER_SRCS) \
+		   $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/bench-lookup.c \
+		$(DECODER_SRCS) $(ENCODER_SRCS)
+
+module modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+check-host: $(O)/decode-test
+	$(O)/decode-test | tee $(O)/decode-test.tap
+
+check-corpus: scripts/sframe-dump
+	scripts/tests/corpus.sh $(O)/corpus
+
+check: all
+	scripts/check.sh
+
+fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed
+	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+bench-host: $(O)/bench-lookup
+	scripts/tests/bench-host.sh $(O)/bench-lookup
+
+style:
+	scripts/checkpatch.sh
+
+clean:
+	rm -rf $(O) $(HOST_TOOLS)
+	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

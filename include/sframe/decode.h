@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SFrame decoder: section validation, PC lookup and FRE decoding.
+ *
+ * The decoder never touches section bytes except through sfu_read(), which
+ * checks every read against the section bounds before it copies.  Error
+ * codes (negative errno values):
+ *
+ *   -ENOENT           no function or row describes the PC
+ *   -EBADMSG          the section is corrupt (sec->diag says where and why)
+ *   -EFAULT           the bytes could not be read (unmapped or not resident)
+ *   -ENOEXEC          not an SFrame section (bad magic)
+ *   -EPROTONOSUPPORT  an SFrame version this decoder does not know
+ *   -EOPNOTSUPP       an ABI other than the one asked for
+ *   -E2BIG            more FDEs or elements than the decoder accepts
+ *   -ENOMEM           the lookup index could not be allocated
+ */
+#ifndef _SFRAME_DECODE_H
+#define _SFRAME_DECODE_H
+
+#include "format.h"
+
+/* Pass as @abi to accept any ABI the decoder knows (host tools). */
+#define SFU_ABI_ANY			0
+
+/* Limits that bound every loop of the decoder. */
+#define SFU_MAX_ELEMS			64
+#define SFU_MAX_FDES			(1u << 24)
+#define SFU_BLOCK_SHIFT_MIN		8
+#define SFU_BLOCK_SHIFT_MAX		40
+#define SFU_MAX_REG			0xffff
+
+struct sfu_diag {
+	const char *what;	/* static string naming the failed check */
+	u64 off;		/* section offset the check concerns */
+};
+
+/* One SFrame element (header + FDEs + FREs) of a section. */
+struct sfu_elem {
+	u64 off;		/* element start, section offset */
+	u64 end;		/* element end, section offset */
+	u64 fde_off;		/* FDE sub-section, section offset */
+	u64 fre_off;		/* FRE sub-section, section offset */
+	u32 fre_len;
+	u32 num_fdes;
+	u32 num_fres;
+	u32 first_id;		/* id of this element's FDE 0 in the section */
+	u8 version;
+	u8 flags;
+	u8 abi;
+	u8 auxhdr_len;
+	s8 fixed_fp;
+	s8 fixed_ra;
+	u8 fde_size;		/* 17, 20 or 16 bytes */
+	bool swap;		/* foreign byte order */
+};
+
+/* Sorted lookup key, kept only for unsorted or multi-element sections. */
+struct sfu_key {
+	u64 start;
+	u32 id;
+};
+
+struct sfu_section {
+	unsigned long base;	/* address of byte 0 where it can be read */
+	u64 size;
+	u64 vaddr;		/* address of byte 0 in the target's space */
+	enum sfu_mem mem;	/* SFU_MEM_KERNEL or SFU_MEM_USER */
+	u8 abi;
+	u32 nr_elems;
+	u32 nr_fdes;
+	struct sfu_elem *elems;
+	struct sfu_key *keys;	/* NULL: element 0's FDEs are the order */
+	u32 *blocks;		/* block -> first candidate position */
+	u32 nr_blocks;
+	u8 block_shift;
+	u64 text_lo;		/* lowest function start */
+	u64 text_hi;		/* highest function end */
+	struct sfu_diag diag;
+};
+
+/* A decoded function descriptor, any version. */
+struct sfu_fde {
+	const struct sfu_elem *elem;
+	u32 idx;		/* index within the element */
+	u64 start;		/* function start address */
+	u32 size;
+	u32 num_fres;
+	u64 fres_off;		/* first FRE, section offset */
+	u8 info;
+	u8 info2;
+	u8 rep_size;
+	u8 fre_type;
+	u8 pc_type;
+	u8 fde_type;		/* SFRAME_FDE_TYPE_DEFAULT or _FLEX */
+};
+
+/* A decoded frame row entry. */
+struct sfu_fre {
+	u32 start;		/* offset from function (or block) start */
+	u8 info;
+	u8 nr_words;
+	u8 word_size;		/* bytes */
+	u32 size;		/* encoded size in bytes */
+	u32 words[SFRAME_FRE_MAX_DATAWORDS];	/* raw, zero-extended */
+};
+
+/* Cursor over the FREs of one function. */
+struct sfu_fre_iter {
+	u64 off;		/* next FRE, section offset */
+	u64 end;		/* end of the element's FRE sub-section */
+	u32 left;
+	u32 prev_start;
+};
+
+/*
+ * Where a value is found.  SFU_LOC_SAME: still in its own register (RA: the
+ * ABI's return-address register).  SFU_LOC_CFA: CFA + off.  SFU_LOC_REG:
+ * DWARF register @reg + off.  With @deref the value is loaded from that
+ * address instead.
+ */
+enum sfu_loc_kind {
+	SFU_LOC_NONE,
+	SFU_LOC_SAME,
+	SFU_LOC_CFA,
+	SFU_LOC_REG,
+};
+
+struct sfu_loc {
+	u8 kind;
+	bool deref;
+	u16 reg;
+	s32 off;
+};
+
+#define SFU_RULE_OUTERMOST	0x01	/* RA undefined: stop here */
+#define SFU_RULE_SIGNAL		0x02	/* signal trampoline: arch decodes */
+#define SFU_RULE_RA_MANGLED	0x04	/* AArch64: RA signed, strip PAC */
+#define SFU_RULE_PAUTH_KEY_B	0x08	/* AArch64: signed with key B */
+#define SFU_RULE_FLEX		0x10	/* from a V3 flexible FDE */
+#define SFU_RULE_TOPMOST_ONLY	0x20	/* uses registers only frame 0 has */
+
+/* The arch-neutral unwind rule for one PC. */
+struct sfu_rule {
+	struct sfu_loc cfa;	/* always SFU_LOC_REG unless NONE */
+	struct sfu_loc ra;
+	struct sfu_loc fp;
+	s32 sp_off;		/* caller SP = CFA + sp_off */
+	u32 flags;
+	u64 fde_start;
+	u32 fde_size;
+};
+
+/* Per-ABI facts the rules are written in. */
+struct sfu_abi_info {
+	const char *name;
+	bool big_endian;
+	u16 sp_reg;
+	u16 fp_reg;
+	u16 ra_reg;
+	s32 sp_off;
+};
+
+const struct sfu_abi_info *sfu_abi_info(u8 abi);
+u8 sfu_native_abi(void);
+
+int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len,
+	     enum sfu_mem mode);
+
+int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
+		     u64 vaddr, enum sfu_mem mem, u8 abi);
+void sfu_section_destroy(struct sfu_section *sec);
+int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode);
+
+int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
+		 u32 idx, struct sfu_fde *fde, enum sfu_mem mode);
+void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it);
+int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
+		 struct sfu_fre_iter *it, struct sfu_fre *fre,
+		 enum sfu_mem mode);
+s32 sfu_fre_sword(const struct sfu_fre *fre, unsigned int i);
+int sfu_fde_empty_rule(const struct sfu_fde *fde, struct sfu_rule *rule);
+int sfu_fre_rule(struct sfu_section *sec, const struct sfu_fde *fde,
+		 const struct sfu_fre *fre, struct sfu_rule *rule);
+
+int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
+		 enum sfu_mem mode);
+int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
+		  enum sfu_mem mode);
+
+const char *sfu_strerror(int err);
+int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,
+		    size_t len);
+
+/* Longest line sfu_rule_format() writes, with its NUL. */
+#define SFU_RULE_STR_MAX	128
+
+#endif /* _SFRAME_DECODE_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The environment the shared SFrame code is compiled in.
+ *
+ * The decoder and encoder are kernel code that the host tools compile
+ * unchanged.  This header is the only place that tells the two apart: it
+ * maps the handful of kernel facilities the shared code uses (fixed-width
+ * types, byte swapping, allocation, sorting and the one copy primitive the
+ * accessor is built on) onto the C library when built outside the kernel.
+ */
+#ifndef _SFRAME_ENV_H
+#define _SFRAME_ENV_H
+
+/* Where the bytes of a section live, and how they may be read. */
+enum sfu_mem {
+	SFU_MEM_KERNEL,		/* kernel (or host) memory: plain copy */
+	SFU_MEM_USER,		/* user memory: may fault and sleep */
+	SFU_MEM_USER_NOFAULT,	/* user memory from atomic context */
+};
+
+#ifdef __KERNEL__
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/swab.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+
+static inline void *sfu_alloc_array(size_t n, size_t size)
+{
+	return kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+}
+
+static inline void sfu_free(void *p)
+{
+	kvfree(p);
+}
+
+static inline void sfu_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	sort(base, n, size, cmp, NULL);
+}
+
+static inline int sfu_copy(void *dst, unsigned long src, size_t len,
+			   enum sfu_mem mem)
+{
+	switch (mem) {
+	case SFU_MEM_KERNEL:
+		memcpy(dst, (const void *)src, len);
+		return 0;
+	case SFU_MEM_USER:
+		might_fault();
+		return copy_from_user(dst, (const void __user *)src, len) ?
+		       -EFAULT : 0;
+	case SFU_MEM_USER_NOFAULT:
+		return copy_from_user_nofault(dst, (const void __user *)src,
+					      len) ? -EFAULT : 0;
+	}
+	return -EFAULT;
+}
+
+#else /* !__KERNEL__ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef __packed
+#define __packed __attribute__((__packed__))
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#ifndef EXPORT_SYMBOL_GPL
+#define EXPORT_SYMBOL_GPL(sym)
+#endif
+
+#define swab16(x) __builtin_bswap16(x)
+#define swab32(x) __builtin_bswap32(x)
+#define swab64(x) __builtin_bswap64(x)
+
+static inline void *sfu_alloc_array(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return malloc(bytes ? bytes : 1);
+}
+
+static inline void sfu_free(void *p)
+{
+	free(p);
+}
+
+static inline void sfu_sort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	qsort(base, n, size, cmp);
+}
+
+static inline int sfu_copy(void *dst, unsigned long src, size_t len,
+			   enum sfu_mem mem)
+{
+	if (mem != SFU_MEM_KERNEL)
+		return -EFAULT;
+	memcpy(dst, (const void *)src, len);
+	return 0;
+}
+
+#endif /* __KERNEL__ */
+
+#endif /* _SFRAME_ENV_H */

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SFrame section set-up and PC lookup.
+ *
+ * At set-up every FDE's start is read once to check the section and to
+ * build a block index in the spirit of ORC's lookup table: the text the
+ * section covers is cut into 2^block_shift byte blocks and, for each block,
+ * the index names the last function (in address order) that starts at or
+ * before the block.  A lookup reads one index slot and binary-searches only
+ * the functions of that block, so its cost does not grow with the number of
+ * FDEs.  Unsorted sections (JIT use) and sections made of several
+ * concatenated elements also keep a sorted key array.
+ *
+ * The index is a hint: lookups re-read and re-check the descriptor they
+ * land on, so a section changed after set-up gives wrong answers or errors,
+ * never out-of-bounds reads.
+ */
+#include "sframe_internal.h"
+
+/* FDEs read per sfu_read() call while building the index. */
+#define SFU_SCAN_BYTES	480
+
+static const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec,
+					  u32 id)
+{
+	u32 lo = 0, hi = sec->nr_elems;
+
+	/* Last element whose first id is <= @id; elements are in id order. */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (sec->elems[mid].first_id <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &sec->elems[lo];
+}
+
+/* The function start and size stored at the head of an FDE. */
+static void sfu_fde_span(const struct sfu_section *sec,
+			 const struct sfu_elem *e, u32 idx, const u8 *b,
+			 u64 *start, u32 *size)
+{
+	struct sfu_fde fde = { .elem = e, .idx = idx };
+
+	sfu_fde_head(sec, &fde, b);
+	*start = fde.start;
+	*size = fde.size;
+}
+
+static int sfu_key_cmp(const void *a, const void *b)
+{
+	const struct sfu_key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Read every FDE start of @e into @keys; note the highest end. */
+static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
+			 struct sfu_key *keys, u64 *hi, bool *sorted)
+{
+	u8 buf[SFU_SCAN_BYTES];
+	u32 per = sizeof(buf) / e->fde_size, i, j, n;
+	u64 start;
+	u32 size;
+	int ret;
+
+	for (i = 0; i < e->num_fdes; i += n) {
+		n = e->num_fdes - i < per ? e->num_fdes - i : per;
+		ret = sfu_read(sec, e->fde_off + (u64)i * e->fde_size, buf,
+			       (size_t)n * e->fde_size, SFU_MEM_USER);
+		if (ret)
+			return ret;
+		for (j = 0; j < n; j++) {
+			sfu_fde_span(sec, e, i + j, buf + j * e->fde_size,
+				     &start, &size);
+			if (i + j && start < keys[i + j - 1].start)
+				*sorted = false;
+			keys[i + j].start = start;
+			keys[i + j].id = e->first_id + i + j;
+			if (start + size > *hi)
+				*hi = start + size;
+		}
+	}
+	return 0;
+}
+
+static int sfu_scan(struct sfu_section *sec, struct sfu_key *keys, bool *keep)
+{
+	const struct sfu_elem *e;
+	bool sorted;
+	u32 i;
+	int ret;
+
+	sec->text_hi = 0;
+	*keep = sec->nr_elems > 1;
+	for (i = 0; i < sec->nr_elems; i++) {
+		e = &sec->elems[i];
+		sorted = true;
+		ret = sfu_scan_elem(sec, e, keys + e->first_id, &sec->text_hi,
+				    &sorted);
+		if (ret)
+			return ret;
+		if (!sorted && (e->flags & SFRAME_F_FDE_SORTED)) {
+			sec->diag.what = "FDEs not sorted despite flag";
+			sec->diag.off = e->fde_off;
+			return -EBADMSG;
+		}
+		if (!sorted)
+			*keep = true;
+	}
+	if (*keep)
+		sfu_sort(keys, sec->nr_fdes, sizeof(*keys), sfu_key_cmp);
+	sec->text_lo = keys[0].start;
+	return 0;
+}
+
+static u8 sfu_pick_shift(u64 span, u32 nr_fdes)
+{
+	u8 shift = SFU_BLOCK_SHIFT_MIN;
+
+	/* At most about two blocks per function: memory stays O(FDEs). */
+	while (shift < SFU_BLOCK_SHIFT_MAX &&
+	       (span >> shift) >= 2 * (u64)nr_fdes)
+		shift++;
+	return shift;
+}
+
+static int sfu_build_blocks(struct sfu_section *sec,
+			    const struct sfu_key *keys)
+{
+	u64 span = sec->text_hi - sec->text_lo, addr;
+	u32 b, pos = 0;
+
+	sec->block_shift = sfu_pick_shift(span, sec->nr_fdes);
+	sec->nr_blocks = (u32)(span >> sec->block_shift) + 1;
+	sec->blocks = sfu_alloc_array(sec->nr_blocks, sizeof(*sec->blocks));
+	if (!sec->blocks)
+		return -ENOMEM;
+	for (b = 0; b < sec->nr_blocks; b++) {
+		addr = sec->text_lo + ((u64)b << sec->block_shift);
+		while (pos + 1 < sec->nr_fdes && keys[pos + 1].start <= addr)
+			pos++;
+		sec->blocks[b] = pos;
+	}
+	return 0;
+}
+
+static int sfu_build_index(struct sfu_section *sec)
+{
+	struct sfu_key *keys;
+	bool keep;
+	int ret;
+
+	if (!sec->nr_fdes)
+		return 0;
+	keys = sfu_alloc_array(sec->nr_fdes, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	ret = sfu_scan(sec, keys, &keep);
+	if (!ret && sec->text_hi <= sec->text_lo)
+		sec->text_hi = sec->text_lo + 1;
+	if (!ret)
+		ret = sfu_build_blocks(sec, keys);
+	if (!ret && keep) {
+		sec->keys = keys;
+		return 0;
+	}
+	sfu_free(keys);
+	return ret;
+}
+
+/**
+ * sfu_section_init() - check an SFrame section and index it for lookups
+ * @sec: the section object to fill
+ * @base: address of the section's first byte where it can be read
+ * @size: section size in bytes
+ * @vaddr: address of the section's first byte in the target's address space
+ * @mem: SFU_MEM_KERNEL or SFU_MEM_USER
+ * @abi: the ABI id required, or SFU_ABI_ANY
+ *
+ * Validates the header of every element (magic, version, flags, ABI, byte
+ * order, sub-section bounds and counts), reads every FDE start once, checks
+ * that sections flagged sorted are, and builds the block index.  May sleep
+ * and fault for user sections.  On error @sec->diag names the check.
+ *
+ * Return: 0 or a negative error code (see include/sframe/decode.h).
+ */
+int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
+		     u64 vaddr, enum sfu_mem mem, u8 abi)
+{
+	int ret;
+
+	memset(sec, 0, sizeof(*sec));
+	sec->base = base;
+	sec->size = size;
+	sec->vaddr = vaddr;
+	sec->mem = mem;
+	sec->abi = abi;
+	ret = sfu_parse_elems(sec, SFU_MEM_USER);
+	if (!ret)
+		ret = sfu_build_index(sec);
+	if (ret)
+		sfu_section_destroy(sec);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sfu_section_init);
+
+/**
+ * sfu_section_destroy() - free what sfu_section_init() allocated
+ * @sec: the section
+ */
+void sfu_section_destroy(struct sfu_section *sec)
+{
+	sfu_free(sec->blocks);
+	sfu_free(sec->keys);
+	sfu_free(sec->elems);
+	sec->blocks = NULL;
+	sec->keys = NULL;
+	sec->elems = NULL;
+	sec->nr_blocks = 0;
+	sec->nr_fdes = 0;
+	sec->nr_elems = 0;
+}
+EXPORT_SYMBOL_GPL(sfu_section_destroy);
+
+/* Start address and FDE id of sorted position @pos. */
+static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
+		   enum sfu_mem mode)
+{
+	const struct sfu_elem *e = &sec->elems[0];
+	u8 b[sizeof(struct sframe_fde_v2)];
+	u32 size;
+	int ret;
+
+	if (sec->keys) {
+		*start = sec->keys[pos].start;
+		*id = sec->keys[pos].id;
+		return 0;
+	}
+	ret = sfu_read(sec, e->fde_off + (u64)pos * e->fde_size, b,
+		       e->fde_size, mode);
+	if (ret)
+		return ret;
+	sfu_fde_span(sec, e, pos, b, start, &size);
+	*id = pos;
+	return 0;
+}
+
+/**
+ * sfu_find_fde() - find the function descriptor covering a PC
+ * @sec: an initialised section
+ * @pc: the address
+ * @fde: where the descriptor goes
+ * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ *
+ * Return: 0, -ENOENT if no function covers @pc, -EBADMSG or -EFAULT.
+ */
+int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
+		 enum sfu_mem mode)
+{
+	u32 b, lo, hi, mid, id;
+	u64 start;
+	int ret;
+
+	if (!sec->nr_fdes || pc < sec->text_lo || pc >= sec->text_hi)
+		return -ENOENT;
+	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
+	lo = sec->blocks[b];
+	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
+	/* Last position in [lo, hi] whose start is <= pc. */
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		ret = sfu_pos(sec, mid, &start, &id, mode);
+		if (ret)
+			return ret;
+		if (start <= pc)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	ret = sfu_pos(sec, lo, &start, &id, mode);
+	if (ret)
+		return ret;
+	if (id >= sec->nr_fdes)
+		return -EBADMSG;
+	ret = sfu_read_fde(sec, sfu_elem_of(sec, id),
+			   id - sfu_elem_of(sec, id)->first_id, fde, mode);
+	if (ret)
+		return ret;
+	if (pc < fde->start || pc - fde->start >= fde->size)
+		return -ENOENT;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sfu_find_fde);
+
+/**
+ * sfu_find_rule() - the unwind rule in force at a PC
+ * @sec: an initialised section
+ * @pc: the address
+ * @rule: where the rule goes
+ * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ *
+ * Return: 0, -ENOENT if nothing describes @pc, -EBADMSG or -EFAULT.
+ */
+int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
+		  enum sfu_mem mode)
+{
+	struct sfu_fre_iter it;
+	struct sfu_fre fre, best;
+	struct sfu_fde fde;
+	bool found = false;
+	u64 pc_off;
+	int ret;
+
+	ret = sfu_find_fde(sec, pc, &fde, mode);
+	if (ret)
+		return ret;
+	if (!fde.num_fres)
+		return sfu_fde_empty_rule(&fde, rule);
+	pc_off = pc - fde.start;
+	if (fde.pc_type == SFRAME_FDE_TYPE_PCMASK)
+		pc_off %= fde.rep_size;
+	sfu_fre_iter_init(&fde, &it);
+	while (!(ret = sfu_fre_next(sec, &fde, &it, &fre, mode))) {
+		if (fre.start > pc_off)
+			break;
+		best = fre;
+		found = true;
+	}
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!found)
+		return -ENOENT;
+	return sfu_fre_rule(sec, &fde, &best, rule);
+}
+EXPORT_SYMBOL_GPL(sfu_find_rule);
+
+/**
+ * sfu_section_validate() - check every FDE and FRE of a section
+ * @sec: an initialised section
+ * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ *
+ * Reads every descriptor and row and decodes every rule, so that a section
+ * that passes cannot fail a lookup for being corrupt (unless it changes).
+ *
+ * Return: 0 or the first error; @sec->diag says where.
+ */
+int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode)
+{
+	struct sfu_fre_iter it;
+	struct sfu_rule rule;
+	struct sfu_fre fre;
+	struct sfu_fde fde;
+	u32 i, j;
+	int ret;
+
+	for (i = 0; i < sec->nr_elems; i++) {
+		for (j = 0; j < sec->elems[i].num_fdes; j++) {
+			ret = sfu_read_fde(sec, &sec->elems[i], j, &fde, mode);
+			if (ret)
+				return ret;
+			sfu_fre_iter_init(&fde, &it);
+			while (!(ret = sfu_fre_next(sec, &fde, &it, &fre,
+						    mode))) {
+				ret = sfu_fre_rule(sec, &fde, &fre, &rule);
+				if (ret)
+					return ret;
+			}
+			if (ret != -ENOENT)
+				return ret;
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sfu_section_validate);

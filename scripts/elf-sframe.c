@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side ELF helpers for the SFrame tools.
+ *
+ * Reads 64-bit ELF files of either byte order and finds the .sframe
+ * section by name, by section type, or (for files without section headers)
+ * by the PT_GNU_SFRAME program header.  A file that starts with the SFrame
+ * magic is taken as a raw section.  Every offset read from the file is
+ * checked against the file size.
+ */
+#include <elf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/sframe/format.h"
+#include "elf-sframe.h"
+
+int sfu_file_load(const char *path, struct sfu_file *f)
+{
+	FILE *fp = fopen(path, "rb");
+	long len;
+
+	if (!fp)
+		return -1;
+	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 ||
+	    fseek(fp, 0, SEEK_SET))
+		goto close_file;
+	f->size = (size_t)len;
+	f->data = malloc(f->size ? f->size : 1);
+	if (!f->data)
+		goto close_file;
+	if (fread(f->data, 1, f->size, fp) != f->size)
+		goto free_data;
+	fclose(fp);
+	return 0;
+
+free_data:
+	free(f->data);
+	f->data = NULL;
+close_file:
+	fclose(fp);
+	return -1;
+}
+
+void sfu_file_free(struct sfu_file *f)
+{
+	free(f->data);
+	f->data = NULL;
+}
+
+struct sfu_elf {
+	const struct sfu_file *f;
+	bool big;		/* the file's byte order */
+};
+
+/* An @n byte field in the file's byte order, whatever the host's. */
+static uint64_t sfu_elf_get(const struct sfu_elf *e, const void *p,
+			    unsigned int n)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v = (v << 8) | b[e->big ? i : n - 1 - i];
+	return v;
+}
+
+#define SFU_ELF_FIELD(e, p, type, field) \
+	sfu_elf_get(e, (const uint8_t *)(p) + offsetof(type, field), \
+		    sizeof(((type *)0)->field))
+
+static bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+static int sfu_find_by_shdr(const struct sfu_elf *e, struct sfu_blob *blob)
+{
+	const uint8_t *eh = e->f->data, *sh, *str_sh;
+	uint64_t shoff = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shoff);
+	uint64_t shnum = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shnum);
+	uint64_t shstrndx = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shstrndx);
+	uint64_t stroff, strsize, name, i;
+
+	if (!shoff || shstrndx >= shnum ||
+	    !sfu_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
+		return -1;
+	str_sh = eh + shoff + shstrndx * sizeof(Elf64_Shdr);
+	stroff = SFU_ELF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
+	strsize = SFU_ELF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
+	if (!sfu_in_file(e->f, stroff, strsize))
+		return -1;
+	for (i = 0; i < shnum; i++) {
+		sh = eh + shoff + i * sizeof(Elf64_Shdr);
+		name = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_name);
+		if (SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_type) !=
+		    SFRAME_SHT_GNU_SFRAME &&
+		    (name + sizeof(".sframe") > strsize ||
+		     strcmp((const char *)eh + stroff + name, ".sframe")))
+			continue;
+		blob->size = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_size);
+		blob->vaddr = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_addr);
+		name = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_offset);
+		if (!sfu_in_file(e->f, name, blob->size))
+			return -1;
+		blob->data = eh + name;
+		blob->name = ".sframe";
+		return 0;
+	}
+	return -1;
+}
+
+static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
+{
+	const uint8_t *eh = e->f->data, *ph;
+	uint64_t phoff = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_phoff);
+	uint64_t phnum = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_phnum);
+	uint64_t off, i;
+
+	if (!phoff || !sfu_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
+		return -1;
+	for (i = 0; i < phnum; i++) {
+		ph = eh + phoff + i * sizeof(Elf64_Phdr);
+		if (SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_type) !=
+		    SFRAME_PT_GNU_SFRAME)
+			continue;
+		off = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
+		blob->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
+		blob->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
+		if (!sfu_in_file(e->f, off, blob->size))
+			return -1;
+		blob->data = eh + off;
+		blob->name = "PT_GNU_SFRAME";
+		return 0;
+	}
+	return -1;
+}
+
+/**
+ * sfu_find_sframe() - locate the SFrame data of a loaded file
+ * @f: the file
+ * @blob: where the section is described
+ *
+ * Return: 0, or -1 if the file is neither a 64-bit ELF with SFrame data
+ * nor a raw SFrame section.
+ */
+int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob)
+{
+	struct sfu_elf e = { .f = f };
+	memset(blob, 0, sizeof(*blob));
+	if (f->size >= sizeof(struct sframe_preamble) &&
+	    ((f->data[0] == 0xe2 && f->data[1] == 0xde) ||
+	     (f->data[0] == 0xde && f->data[1] == 0xe2))) {
+		blob->data = f->data;
+		blob->size = f->size;
+		blob->name = "raw";
+		return 0;
+	}
+	if (f->size < sizeof(Elf64_Ehdr) || memcmp(f->data, ELFMAG, SELFMAG) ||
+	    f->data[EI_CLASS] != ELFCLASS64)
+		return -1;
+	e.big = f->data[EI_DATA] == ELFDATA2MSB;
+	blob->machine = SFU_ELF_FIELD(&e, f->data, Elf64_Ehdr, e_machine);
+	if (!sfu_find_by_shdr(&e, blob) || !sfu_find_by_phdr(&e, blob))
+		return 0;
+	return -1;
+}

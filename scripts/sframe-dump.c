@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-dump: print the SFrame data of an ELF file or of a raw section.
+ *
+ *   sframe-dump [options] FILE
+ *     --format=native    header, every FDE, every FRE and its rule (default)
+ *     --format=readelf   the body of `readelf --sframe` (binutils 2.40 for V1)
+ *     --pc ADDR          the rule in force at ADDR (repeatable)
+ *     --all-pcs          the rule at every address of every function, by
+ *                        lookup (block index, binary search, FRE scan)
+ *     --expand           the same table computed by walking every FRE
+ *     --validate         check every FDE and FRE, print nothing else
+ *     --vaddr ADDR       address of a raw section (default 0)
+ *
+ * It decodes with the module's own decoder (kernel/sframe_*.c).  Exit
+ * status: 0 on success, 1 if the section is corrupt or a lookup failed for a
+ * reason other than "no entry", 2 on usage or file errors.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/sframe/decode.h"
+#include "elf-sframe.h"
+
+#define SFU_DUMP_MAX_PCS	64
+/* Column widths of readelf's FRE table. */
+#define RE_COL_CFA	10
+#define RE_COL_FP	10
+#define RE_COL_RA	13
+
+enum sfu_dump_format { DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND };
+
+struct sfu_dump {
+	struct sfu_section sec;
+	enum sfu_dump_format format;
+	u64 pcs[SFU_DUMP_MAX_PCS];
+	unsigned int nr_pcs;
+	bool validate;
+	const char *path;
+};
+
+static void sfu_report(struct sfu_dump *d, const char *what, int err)
+{
+	fprintf(stderr, "sframe-dump: %s: %s: %s", d->path, what,
+		sfu_strerror(err));
+	if (err == -EBADMSG || err == -ENOEXEC || err == -EPROTONOSUPPORT ||
+	    err == -EOPNOTSUPP || err == -E2BIG)
+		fprintf(stderr, " (%s at offset 0x%" PRIx64 ")",
+			d->sec.diag.what ? d->sec.diag.what : "?",
+			d->sec.diag.off);
+	fputc('\n', stderr);
+}
+
+/* ---- readelf --sframe compatible output ---- */
+
+static void re_flags(u8 version, u8 flags)
+{
+	static const struct {
+		u8 bit;
+		const char *name;
+	} names[] = {
+		{ SFRAME_F_FDE_SORTED, "SFRAME_F_FDE_SORTED" },
+		{ SFRAME_F_FRAME_POINTER, "SFRAME_F_FRAME_POINTER" },
+		{ SFRAME_F_FDE_FUNC_START_PCREL,
+		  "SFRAME_F_FDE_FUNC_START_PCREL" },
+	};
+	const char *prefix = "Flags: ";
+	unsigned int i;
+
+	if (!flags) {
+		printf("%11sNONE\n", prefix);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		if (names[i].bit == SFRAME_F_FRAME_POINTER &&
+		    version == SFRAME_VERSION_3)
+			continue;
+		flags &= ~names[i].bit;
+		printf("%11s%s%s\n", prefix, names[i].name, flags ? "," : "");
+		prefix = " ";
+	}
+	if (flags)
+		printf("%11s%d\n", prefix, flags);
+}
+
+static void re_header(const struct sfu_elem *e)
+{
+	printf("  Header :\n\n");
+	printf("    Version: SFRAME_VERSION_%u\n", e->version);
+	re_flags(e->version, e->flags);
+	/* binutils 2.40 (V1) does not print the fixed offsets. */
+	if (e->version != SFRAME_VERSION_1) {
+		if (e->fixed_fp)
+			printf("    CFA fixed FP offset: %d\n", e->fixed_fp);
+		if (e->fixed_ra)
+			printf("    CFA fixed RA offset: %d\n", e->fixed_ra);
+	}
+	printf("    Num FDEs: %u\n", e->num_fdes);
+	printf("    Num FREs: %u\n", e->num_fres);
+}
+
+/* Index of the FP word and the RA word in a default FRE, or -1. */
+static int re_ra_idx(const struct sfu_elem *e)
+{
+	return e->fixed_ra ? -1 : SFRAME_FRE_RA_OFFSET_IDX;
+}
+
+static int re_fp_idx(const struct sfu_elem *e)
+{
+	return e->fixed_ra ? SFRAME_FRE_RA_OFFSET_IDX :
+			     SFRAME_FRE_FP_OFFSET_IDX;
+}
+
+static void re_word(const struct sfu_elem *e, const struct sfu_fre *fre,
+		    int idx, char *buf, size_t len)
+{
+	s32 w = sfu_fre_sword(fre, idx);
+
+	if (e->abi == SFRAME_ABI_S390X_ENDIAN_BIG &&
+	    e->version == SFRAME_VERSION_2 &&
+	    SFRAME_V2_S390X_OFFSET_IS_REGNUM(w))
+		snprintf(buf, len, "r%d",
+			 (int)SFRAME_V2_S390X_OFFSET_DECODE_REGNUM((u32)w));
+	else
+		snprintf(buf, len, "c%+d", w);
+}
+
+static void re_ra(const struct sfu_elem *e, const struct sfu_fre *fre,
+		  char *buf, size_t len)
+{
+	int idx = re_ra_idx(e);
+
+	if (e->version != SFRAME_VERSION_1 && e->fixed_ra)
+		snprintf(buf, len, "f");
+	else if (idx >= 0 && idx < fre->nr_words &&
+		 e->version != SFRAME_VERSION_1 &&
+		 sfu_fre_sword(fre, idx) == SFRAME_FRE_RA_OFFSET_INVALID)
+		snprintf(buf, len, "U");
+	else if (idx >= 0 && idx < fre->nr_words)
+		re_word(e, fre, idx, buf, len);
+	else
+		snprintf(buf, len, "u");
+	strncat(buf, SFRAME_FRE_MANGLED_RA_P(fre->info) ? "[s]" : "   ",
+		len - strlen(buf) - 1);
+}
+
+static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
+{
+	const struct sfu_elem *e = fde->elem;
+	char tmp[64];
+	s32 cfa;
+
+	if (fde->pc_type == SFRAME_FDE_TYPE_PCMASK)
+		printf("\n    %016" PRIx64, (u64)fre->start);
+	else
+		printf("\n    %016" PRIx64, fde->start + fre->start);
+	if (!fre->nr_words) {
+		printf("  RA undefined");
+		return;
+	}
+	cfa = sfu_fre_sword(fre, 0);
+	if (e->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		cfa = SFRAME_S390X_CFA_OFFSET_DECODE(cfa);
+	snprintf(tmp, sizeof(tmp), "%s%+d",
+		 SFRAME_FRE_CFA_BASE_REG_ID(fre->info) == SFRAME_BASE_REG_SP ?
+		 "sp" : "fp", cfa);
+	/* binutils prints sp+16, not sp++16: %+d only adds the sign. */
+	printf("  %-*s", RE_COL_CFA, tmp);
+	if (re_fp_idx(e) < fre->nr_words)
+		re_word(e, fre, re_fp_idx(e), tmp, sizeof(tmp));
+	else
+		snprintf(tmp, sizeof(tmp), "u");
+	printf("%-*s", RE_COL_FP, tmp);
+	re_ra(e, fre, tmp, sizeof(tmp));
+	printf("%-*s", RE_COL_RA, tmp);
+}
+
+static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+{
+	struct sfu_fre_iter it;
+	struct sfu_fre fre;
+	int ret;
+
+	printf("\n    func idx [%u]: pc = 0x%" PRIx64 ", size = %u bytes",
+	       fde->idx, fde->start, fde->size);
+	printf("\n    %-7s%-3s      %-10s%-10s%-13s", "STARTPC",
+	       fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? "[m]" : "",
+	       "CFA", "FP", "RA");
+	sfu_fre_iter_init(fde, &it);
+	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre, SFU_MEM_KERNEL)))
+		re_fre(fde, &fre);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int re_elem(struct sfu_dump *d, const struct sfu_elem *e)
+{
+	struct sfu_fde fde;
+	u32 i;
+	int ret;
+
+	re_header(e);
+	printf("\n  Function Index :\n");
+	for (i = 0; i < e->num_fdes; i++) {
+		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		if (!ret)
+			ret = re_fde(d, &fde);
+		if (ret)
+			return ret;
+		printf("\n");
+	}
+	return 0;
+}
+
+/* ---- native output ---- */
+
+static void nat_rule(struct sfu_dump *d, const struct sfu_fde *fde,
+		     const struct sfu_fre *fre)
+{
+	char buf[SFU_RULE_STR_MAX];
+	struct sfu_rule rule;
+	int ret;
+
+	ret = sfu_fre_rule(&d->sec, fde, fre, &rule);
+	if (ret) {
+		printf("error: %s (%s)\n", sfu_strerror(ret),
+		       d->sec.diag.what);
+		return;
+	}
+	sfu_rule_format(&rule, fde->elem->abi, buf, sizeof(buf));
+	printf("%s\n", buf);
+}
+
+static int nat_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+{
+	struct sfu_fre_iter it;
+	struct sfu_fre fre;
+	u32 i;
+	int ret;
+
+	printf("  fde %u: pc 0x%" PRIx64 "..0x%" PRIx64
+	       " fres %u %s %s rep %u info 0x%02x info2 0x%02x\n",
+	       fde->idx, fde->start, fde->start + fde->size, fde->num_fres,
+	       fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? "pcmask" : "pcinc",
+	       fde->fde_type == SFRAME_FDE_TYPE_FLEX ? "flex" : "default",
+	       fde->rep_size, fde->info, fde->info2);
+	sfu_fre_iter_init(fde, &it);
+	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre,
+				    SFU_MEM_KERNEL))) {
+		printf("    +0x%-6x info 0x%02x words", fre.start, fre.info);
+		for (i = 0; i < fre.nr_words; i++)
+			printf(" %d", sfu_fre_sword(&fre, i));
+		printf(" : ");
+		nat_rule(d, fde, &fre);
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int nat_elem(struct sfu_dump *d, const struct sfu_elem *e, u32 n)
+{
+	struct sfu_fde fde;
+	u32 i;
+	int ret;
+
+	printf("element %u at 0x%" PRIx64 ": version %u flags 0x%x abi %s%s"
+	       " fixed_fp %d fixed_ra %d auxhdr %u fdes %u fres %u"
+	       " fre_len %u\n",
+	       n, e->off, e->version, e->flags, sfu_abi_info(e->abi)->name,
+	       e->swap ? " (byte-swapped)" : "", e->fixed_fp, e->fixed_ra,
+	       e->auxhdr_len, e->num_fdes, e->num_fres, e->fre_len);
+	for (i = 0; i < e->num_fdes; i++) {
+		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		if (!ret)
+			ret = nat_fde(d, &fde);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- per-address tables ---- */
+
+static void pc_line(struct sfu_dump *d, u64 pc, int ret,
+		    const struct sfu_rule *rule, u8 abi)
+{
+	char buf[SFU_RULE_STR_MAX];
+
+	if (ret) {
+		printf("0x%" PRIx64 ": error: %s\n", pc, sfu_strerror(ret));
+		return;
+	}
+	sfu_rule_format(rule, abi, buf, sizeof(buf));
+	printf("0x%" PRIx64 ": %s\n", pc, buf);
+}
+
+/* Every address of @fde by lookup (sfu_find_rule). */
+static void all_pcs_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+{
+	struct sfu_rule rule;
+	u64 pc;
+	int ret;
+
+	for (pc = fde->start; pc < fde->start + fde->size; pc++) {
+		ret = sfu_find_rule(&d->sec, pc, &rule, SFU_MEM_KERNEL);
+		pc_line(d, pc, ret, &rule, fde->elem->abi);
+	}
+}
+
+/* Every address of @fde from the row table walked in order. */
+static int expand_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+{
+	struct sfu_fre *fres = calloc(fde->num_fres + 1, sizeof(*fres));
+	struct sfu_fre_iter it;
+	struct sfu_rule rule;
+	u32 n = 0, i, best;
+	u64 pc, off;
+	int ret = 0;
+
+	if (!fres)
+		return -ENOMEM;
+	sfu_fre_iter_init(fde, &it);
+	while (n < fde->num_fres &&
+	       !(ret = sfu_fre_next(&d->sec, fde, &it, &fres[n],
+				    SFU_MEM_KERNEL)))
+		n++;
+	for (pc = fde->start; !ret && pc < fde->start + fde->size; pc++) {
+		off = pc - fde->start;
+		if (fde->pc_type == SFRAME_FDE_TYPE_PCMASK)
+			off %= fde->rep_size;
+		best = n;
+		for (i = 0; i < n && fres[i].start <= off; i++)
+			best = i;
+		if (!n)
+			ret = sfu_fde_empty_rule(fde, &rule);
+		else if (best == n)
+			ret = -ENOENT;
+		else
+			ret = sfu_fre_rule(&d->sec, fde, &fres[best], &rule);
+		pc_line(d, pc, ret, &rule, fde->elem->abi);
+		ret = 0;
+	}
+	free(fres);
+	return ret;
+}
+
+static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
+{
+	struct sfu_fde fde;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < e->num_fdes; i++) {
+		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		if (ret)
+			return ret;
+		if (d->format == DUMP_ALL_PCS)
+			all_pcs_fde(d, &fde);
+		else if ((ret = expand_fde(d, &fde)))
+			return ret;
+	}
+	return 0;
+}
+
+static int dump_section(struct sfu_dump *d, const struct sfu_blob *blob)
+{
+	struct sfu_rule rule;
+	unsigned int i;
+	int ret = 0;
+	u32 n;
+
+	if (d->validate) {
+		ret = sfu_section_validate(&d->sec, SFU_MEM_KERNEL);
+		if (ret)
+			sfu_report(d, "validation failed", ret);
+		return ret ? 1 : 0;
+	}
+	if (d->nr_pcs) {
+		for (i = 0; i < d->nr_pcs; i++) {
+			ret = sfu_find_rule(&d->sec, d->pcs[i], &rule,
+					    SFU_MEM_KERNEL);
+			pc_line(d, d->pcs[i], ret, &rule, d->sec.elems[0].abi);
+			if (ret && ret != -ENOENT)
+				return 1;
+		}
+		return 0;
+	}
+	if (d->format == DUMP_NATIVE)
+		printf("section %s: vaddr 0x%" PRIx64 " size %" PRIu64
+		       " elements %u fdes %u\n", blob->name, blob->vaddr,
+		       blob->size, d->sec.nr_elems, d->sec.nr_fdes);
+	else if (d->format == DUMP_READELF)
+		printf("Contents of the SFrame section .sframe:");
+	for (n = 0; !ret && n < d->sec.nr_elems; n++) {
+		if (d->format == DUMP_READELF)
+			printf("\n");
+		if (d->format == DUMP_NATIVE)
+			ret = nat_elem(d, &d->sec.elems[n], n);
+		else if (d->format == DUMP_READELF)
+			ret = re_elem(d, &d->sec.elems[n]);
+		else
+			ret = table_elem(d, &d->sec.elems[n]);
+	}
+	if (ret)
+		sfu_report(d, "decode failed", ret);
+	return ret ? 1 : 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n"
+		"                   [--all-pcs|--expand|--validate]"
+		" [--vaddr ADDR] FILE\n");
+	exit(2);
+}
+
+static void parse_args(struct sfu_dump *d, int argc, char **argv,
+		       u64 *vaddr, bool *have_vaddr)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "pc", required_argument, NULL, 'p' },
+		{ "all-pcs", no_argument, NULL, 'a' },
+		{ "expand", no_argument, NULL, 'e' },
+		{ "validate", no_argument, NULL, 'v' },
+		{ "vaddr", required_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "readelf"))
+				d->format = DUMP_READELF;
+			else if (strcmp(optarg, "native"))
+				usage();
+			break;
+		case 'p':
+			if (d->nr_pcs == SFU_DUMP_MAX_PCS)
+				usage();
+			d->pcs[d->nr_pcs++] = strtoull(optarg, NULL, 0);
+			break;
+		case 'a':
+			d->format = DUMP_ALL_PCS;
+			break;
+		case 'e':
+			d->format = DUMP_EXPAND;
+			break;
+		case 'v':
+			d->validate = true;
+			break;
+		case 'V':
+			*vaddr = strtoull(optarg, NULL, 0);
+			*have_vaddr = true;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	d->path = argv[optind];
+}
+
+int main(int argc, char **argv)
+{
+	static struct sfu_dump d;
+	bool have_vaddr = false;
+	struct sfu_blob blob;
+	struct sfu_file f;
+	u64 vaddr = 0;
+	int ret;
+
+	parse_args(&d, argc, argv, &vaddr, &have_vaddr);
+	if (sfu_file_load(d.path, &f)) {
+		perror(d.path);
+		return 2;
+	}
+	if (sfu_find_sframe(&f, &blob)) {
+		fprintf(stderr, "sframe-dump: %s: no SFrame section\n",
+			d.path);
+		sfu_file_free(&f);
+		return 2;
+	}
+	if (have_vaddr)
+		blob.vaddr = vaddr;
+	ret = sfu_section_init(&d.sec, (unsigned long)blob.data, blob.size,
+			       blob.vaddr, SFU_MEM_KERNEL, SFU_ABI_ANY);
+	if (ret) {
+		sfu_report(&d, "bad section", ret);
+		sfu_file_free(&f);
+		return 1;
+	}
+	ret = dump_section(&d, &blob);
+	sfu_section_destroy(&d.sec);
+	sfu_file_free(&f);
+	return ret;
+}
