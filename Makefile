@@ -20,7 +20,7 @@ DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
 		   kernel/sframe_lookup.c kernel/sframe_print.c
 ENCODER_SRCS	:= kernel/sframe_encode.c
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
-TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_util.c \
+TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
@@ -55,9 +55,9 @@ $(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
-		kunit/sframe_test_util.c $(SFRAME_HDRS) | $(O)
+		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/fuzz-seed.c \
-		kunit/sframe_test_util.c $(DECODER_SRCS) $(ENCODER_SRCS)
+		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O)/bench-lookup: scripts/tests/bench-lookup.c $(DECODER_SRCS) \
 		   $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)

@@ -31,11 +31,18 @@ static bool sfu_is_s390x(const struct sfu_fde *fde)
 	return fde->elem->abi == SFRAME_ABI_S390X_ENDIAN_BIG;
 }
 
-static s32 sfu_cfa_off(const struct sfu_fde *fde, s32 w)
+/* The CFA offset a data word stands for (s390x stores it scaled). */
+static int sfu_cfa_off(struct sfu_section *sec, const struct sfu_fde *fde,
+		       s32 w, s32 *off)
 {
+	s64 v = w;
+
 	if (sfu_is_s390x(fde))
-		return SFRAME_S390X_CFA_OFFSET_DECODE(w);
-	return w;
+		v = SFRAME_S390X_CFA_OFFSET_DECODE(v);
+	if ((s64)(s32)v != v)
+		return sfu_rule_bad(sec, fde, "CFA offset out of range");
+	*off = (s32)v;
+	return 0;
 }
 
 /* What RA and FP are when a row says nothing about them. */
@@ -72,13 +79,16 @@ static int sfu_rule_default(struct sfu_section *sec, const struct sfu_fde *fde,
 {
 	const struct sfu_abi_info *ai = sfu_abi_info(fde->elem->abi);
 	unsigned int i = SFRAME_FRE_CFA_OFFSET_IDX + 1;
+	s32 w, off;
 	u16 base;
-	s32 w;
+	int ret;
 
 	base = SFRAME_FRE_CFA_BASE_REG_ID(fre->info) == SFRAME_BASE_REG_SP ?
 	       ai->sp_reg : ai->fp_reg;
-	sfu_loc_set(&rule->cfa, SFU_LOC_REG, false, base,
-		    sfu_cfa_off(fde, sfu_fre_sword(fre, 0)));
+	ret = sfu_cfa_off(sec, fde, sfu_fre_sword(fre, 0), &off);
+	if (ret)
+		return ret;
+	sfu_loc_set(&rule->cfa, SFU_LOC_REG, false, base, off);
 
 	sfu_ra_default(fde, &rule->ra);
 	if (fde->elem->fixed_ra == SFRAME_CFA_FIXED_RA_INVALID &&
@@ -129,13 +139,15 @@ static int sfu_rule_flex(struct sfu_section *sec, const struct sfu_fde *fde,
 			 const struct sfu_fre *fre, struct sfu_rule *rule)
 {
 	unsigned int n = fre->nr_words, fp_at;
+	s32 off;
 	int ret;
 
 	if (n != 2 && n != 4 && n != 5 && n != 6)
 		return sfu_rule_bad(sec, fde, "bad flexible data-word count");
-	ret = sfu_flex_loc(sec, fde, fre->words[0],
-			   sfu_cfa_off(fde, sfu_fre_sword(fre, 1)), true,
-			   &rule->cfa);
+	ret = sfu_cfa_off(sec, fde, sfu_fre_sword(fre, 1), &off);
+	if (ret)
+		return ret;
+	ret = sfu_flex_loc(sec, fde, fre->words[0], off, true, &rule->cfa);
 	if (ret)
 		return ret;
 	rule->flags |= SFU_RULE_FLEX;

@@ -153,7 +153,7 @@ static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
 {
 	const struct sfu_elem *e = fde->elem;
 	char tmp[64];
-	s32 cfa;
+	s64 cfa;
 
 	if (fde->pc_type == SFRAME_FDE_TYPE_PCMASK)
 		printf("\n    %016" PRIx64, (u64)fre->start);
@@ -166,10 +166,9 @@ static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
 	cfa = sfu_fre_sword(fre, 0);
 	if (e->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
 		cfa = SFRAME_S390X_CFA_OFFSET_DECODE(cfa);
-	snprintf(tmp, sizeof(tmp), "%s%+d",
+	snprintf(tmp, sizeof(tmp), "%s%+lld",
 		 SFRAME_FRE_CFA_BASE_REG_ID(fre->info) == SFRAME_BASE_REG_SP ?
-		 "sp" : "fp", cfa);
-	/* binutils prints sp+16, not sp++16: %+d only adds the sign. */
+		 "sp" : "fp", (long long)cfa);
 	printf("  %-*s", RE_COL_CFA, tmp);
 	if (re_fp_idx(e) < fre->nr_words)
 		re_word(e, fre, re_fp_idx(e), tmp, sizeof(tmp));
@@ -188,6 +187,10 @@ static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 
 	printf("\n    func idx [%u]: pc = 0x%" PRIx64 ", size = %u bytes",
 	       fde->idx, fde->start, fde->size);
+	if ((fde->elem->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE ||
+	     fde->elem->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG) &&
+	    SFRAME_FUNC_PAUTH_KEY(fde->info) == SFRAME_AARCH64_PAUTH_KEY_B)
+		printf(", pauth = B key");
 	printf("\n    %-7s%-3s      %-10s%-10s%-13s", "STARTPC",
 	       fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? "[m]" : "",
 	       "CFA", "FP", "RA");

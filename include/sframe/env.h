@@ -72,6 +72,7 @@ static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -99,6 +100,21 @@ typedef int64_t s64;
 #define swab16(x) __builtin_bswap16(x)
 #define swab32(x) __builtin_bswap32(x)
 #define swab64(x) __builtin_bswap64(x)
+
+static inline ssize_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (!size)
+		return -E2BIG;
+	if (len == size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
+}
 
 static inline void *sfu_alloc_array(size_t n, size_t size)
 {

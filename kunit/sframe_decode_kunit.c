@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the SFrame decoder.
+ *
+ * The same source runs as a KUnit suite in a kernel and on the host through
+ * scripts/tests/kunit-host.h (under ASan and UBSan).  Sections are built
+ * with the project's encoder for every version, ABI and byte order, checked
+ * against hand-written rules, then broken in every way we can think of.
+ */
+#ifdef __KERNEL__
+#include <kunit/test.h>
+#include <linux/random.h>
+#else
+#include "../scripts/tests/kunit-host.h"
+#endif
+#include "../include/sframe/decode.h"
+#include "sframe_test_sections.h"
+
+struct sfu_case {
+	u8 version;
+	u8 abi;
+	const char *name;
+};
+
+static const struct sfu_case sfu_cases[] = {
+	{ 1, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v1-amd64" },
+	{ 1, SFRAME_ABI_AARCH64_ENDIAN_LITTLE, "v1-aarch64" },
+	{ 1, SFRAME_ABI_AARCH64_ENDIAN_BIG, "v1-aarch64be" },
+	{ 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v2-amd64" },
+	{ 2, SFRAME_ABI_AARCH64_ENDIAN_LITTLE, "v2-aarch64" },
+	{ 2, SFRAME_ABI_AARCH64_ENDIAN_BIG, "v2-aarch64be" },
+	{ 2, SFRAME_ABI_S390X_ENDIAN_BIG, "v2-s390x" },
+	{ 3, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v3-amd64" },
+	{ 3, SFRAME_ABI_AARCH64_ENDIAN_LITTLE, "v3-aarch64" },
+	{ 3, SFRAME_ABI_AARCH64_ENDIAN_BIG, "v3-aarch64be" },
+	{ 3, SFRAME_ABI_S390X_ENDIAN_BIG, "v3-s390x" },
+};
+
+static void sfu_case_desc(const struct sfu_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sfu_case, sfu_cases, sfu_case_desc);
+
+/* Expected rule text for one PC, per ABI family; NULL: -ENOENT. */
+struct sfu_expect {
+	u64 pc;
+	u8 min_version;
+	const char *amd64;
+	const char *aarch64;
+	const char *s390x;
+};
+
+#define RA8	"ra=*(cfa-8)"
+static const struct sfu_expect sfu_expects[] = {
+	{ SFU_TEST_F_ROWS - 1, 1, NULL, NULL, NULL },
+	{ SFU_TEST_F_ROWS, 1, "cfa=sp+8 " RA8 " fp=same",
+	  "cfa=sp ra=same fp=same keyB topmost",
+	  "cfa=sp+160 ra=same fp=same topmost" },
+	{ SFU_TEST_F_ROWS + 3, 1, "cfa=sp+8 " RA8 " fp=same",
+	  "cfa=sp ra=same fp=same keyB topmost",
+	  "cfa=sp+160 ra=same fp=same topmost" },
+	{ SFU_TEST_F_ROWS + 4, 1, "cfa=sp+24 " RA8 " fp=*(cfa-56)",
+	  "cfa=sp+16 ra=*(cfa-48) fp=*(cfa-56) mangled keyB",
+	  "cfa=sp+176 ra=*(cfa-48) fp=*(cfa-56)" },
+	{ SFU_TEST_F_ROWS + 0x10, 1, "cfa=fp+24 " RA8 " fp=*(cfa-56)",
+	  "cfa=fp+16 ra=*(cfa-48) fp=*(cfa-56) keyB",
+	  "cfa=fp+176 ra=*(cfa-48) fp=*(cfa-56)" },
+	{ SFU_TEST_F_ROWS + 0x3f, 1, "cfa=fp+24 " RA8 " fp=*(cfa-56)",
+	  "cfa=fp+16 ra=*(cfa-48) fp=*(cfa-56) keyB",
+	  "cfa=fp+176 ra=*(cfa-48) fp=*(cfa-56)" },
+	{ SFU_TEST_F_MASK, 1, "cfa=sp+16 " RA8 " fp=same",
+	  "cfa=sp+8 ra=same fp=same topmost",
+	  "cfa=sp+168 ra=same fp=same topmost" },
+	{ SFU_TEST_F_MASK + 0xb, 1, "cfa=sp+24 " RA8 " fp=same",
+	  "cfa=sp+16 ra=same fp=same topmost",
+	  "cfa=sp+176 ra=same fp=same topmost" },
+	{ SFU_TEST_F_MASK + 0x1a, 1, "cfa=sp+16 " RA8 " fp=same",
+	  "cfa=sp+8 ra=same fp=same topmost",
+	  "cfa=sp+168 ra=same fp=same topmost" },
+	{ SFU_TEST_F_MASK + 0x2f, 1, "cfa=sp+24 " RA8 " fp=same",
+	  "cfa=sp+16 ra=same fp=same topmost",
+	  "cfa=sp+176 ra=same fp=same topmost" },
+	{ SFU_TEST_F_MASK + 0x30, 1, NULL, NULL, NULL },
+	{ SFU_TEST_F_LAST + 4, 2, "outermost", "outermost", "outermost" },
+	{ SFU_TEST_F_LAST + 0x10, 1, NULL, NULL, NULL },
+	{ SFU_TEST_F_EXTRA + 1, 3,
+	  "cfa=*(fp-8) " RA8 " fp=*(fp+0) flex",
+	  "cfa=sp+16 " RA8 " fp=same flex",
+	  "cfa=sp+160 ra=r16 fp=r17 flex topmost" },
+	{ SFU_TEST_F_SIGNAL, 3, "cfa=none signal", "cfa=none signal",
+	  "cfa=none signal" },
+	{ SFU_TEST_F_EMPTY + 0xf, 3, "outermost", "outermost", "outermost" },
+	{ SFU_TEST_F_BIG + 0xff, 1, "cfa=sp+8 " RA8 " fp=same",
+	  "cfa=sp ra=same fp=same topmost",
+	  "cfa=sp+160 ra=same fp=same topmost" },
+	{ SFU_TEST_F_BIG + 0x100, 1, "cfa=sp+4664 " RA8 " fp=same",
+	  "cfa=sp+4664 ra=same fp=same topmost",
+	  "cfa=sp+4664 ra=same fp=same topmost" },
+	{ SFU_TEST_F_BIG + SFU_TEST_BIG_SIZE - 1, 1,
+	  "cfa=sp+1193048 " RA8 " fp=same",
+	  "cfa=sp+1193048 ra=same fp=same topmost",
+	  "cfa=sp+1193048 ra=same fp=same topmost" },
+	{ SFU_TEST_F_BIG + SFU_TEST_BIG_SIZE, 1, NULL, NULL, NULL },
+};
+
+static const char *sfu_expect_for(const struct sfu_expect *e, u8 abi)
+{
+	switch (abi) {
+	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
+		return e->amd64;
+	case SFRAME_ABI_S390X_ENDIAN_BIG:
+		return e->s390x;
+	default:
+		return e->aarch64;
+	}
+}
+
+static u8 *sfu_build(struct kunit *test, const struct sfu_case *c,
+		     bool sorted, s64 *len)
+{
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	*len = sfu_test_std_section(c->version, c->abi, sorted, buf,
+				    SFU_TEST_BUF_SIZE, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, *len, 0);
+	KUNIT_ASSERT_TRUE(test, *len <= SFU_TEST_BUF_SIZE);
+	return buf;
+}
+
+static int sfu_init(struct sfu_section *sec, const u8 *buf, u64 len)
+{
+	return sfu_section_init(sec, (unsigned long)buf, len, SFU_TEST_VADDR,
+				SFU_MEM_KERNEL, SFU_ABI_ANY);
+}
+
+static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
+				 const struct sfu_case *c, u64 delta)
+{
+	char buf[SFU_RULE_STR_MAX];
+	const struct sfu_expect *e;
+	struct sfu_rule rule;
+	const char *want;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sfu_expects); i++) {
+		e = &sfu_expects[i];
+		if (c->version < e->min_version)
+			continue;
+		want = sfu_expect_for(e, c->abi);
+		ret = sfu_find_rule(sec, e->pc + delta, &rule, SFU_MEM_KERNEL);
+		if (!want) {
+			KUNIT_EXPECT_EQ(test, ret, -ENOENT);
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret)
+			continue;
+		sfu_rule_format(&rule, c->abi, buf, sizeof(buf));
+		KUNIT_EXPECT_STREQ(test, buf, want);
+	}
+}
+
+static void sfu_check_expects(struct kunit *test, struct sfu_section *sec,
+			      const struct sfu_case *c)
+{
+	sfu_check_expects_at(test, sec, c, 0);
+}
+
+/* Every version and ABI decodes to the hand-written rules. */
+static void sfu_test_rules(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, c, true, &len);
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sec.elems[0].swap,
+			sfu_abi_info(c->abi)->big_endian !=
+			(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+	sfu_check_expects(test, &sec, c);
+	sfu_section_destroy(&sec);
+}
+
+/* Without the sorted flag the decoder builds its own order. */
+static void sfu_test_unsorted(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, c, false, &len);
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	sfu_check_expects(test, &sec, c);
+	sfu_section_destroy(&sec);
+}
+
+/* Two elements back to back, the second 8-byte aligned after padding. */
+static void sfu_test_concat(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	u8 *buf = kunit_kzalloc(test, 2 * SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct sfu_section sec;
+	s64 a, b;
+	u64 off;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	a = sfu_test_std_section(c->version, c->abi, true, buf,
+				 SFU_TEST_BUF_SIZE, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, a, 0);
+	off = (a + 7) & ~7ull;
+	/* The second element describes the same functions moved by 1 MiB. */
+	b = sfu_test_std_section(c->version, c->abi, true, buf + off,
+				 SFU_TEST_BUF_SIZE,
+				 SFU_TEST_VADDR + off - 0x100000);
+	KUNIT_ASSERT_GT(test, b, 0);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, off + b), 0);
+	KUNIT_EXPECT_EQ(test, sec.nr_elems, 2);
+	sfu_check_expects(test, &sec, c);
+	sfu_check_expects_at(test, &sec, c, 0x100000);
+	sfu_section_destroy(&sec);
+}
+
+/* Every prefix of a valid section is refused, at set-up or validation. */
+static void sfu_test_truncate(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	s64 len, cut;
+	u8 *buf = sfu_build(test, c, true, &len);
+	int ret;
+
+	for (cut = 0; cut < len; cut++) {
+		ret = sfu_init(&sec, buf, cut);
+		if (!ret) {
+			ret = sfu_section_validate(&sec, SFU_MEM_KERNEL);
+			sfu_section_destroy(&sec);
+		}
+		KUNIT_EXPECT_EQ(test, ret, -EBADMSG);
+	}
+}
+
+/* Any single corrupted byte: an error or a rule, never a bad read. */
+static void sfu_test_mutate(struct kunit *test)
+{
+	static const u8 vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	struct sfu_rule rule;
+	unsigned int v, i;
+	s64 len, at;
+	u8 *buf = sfu_build(test, c, true, &len), keep;
+
+	for (at = 0; at < len; at++) {
+		keep = buf[at];
+		for (v = 0; v < ARRAY_SIZE(vals); v++) {
+			buf[at] = vals[v] ^ (v ? 0 : keep ^ 0x5a);
+			if (sfu_init(&sec, buf, len))
+				continue;
+			sfu_section_validate(&sec, SFU_MEM_KERNEL);
+			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++)
+				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
+					      SFU_MEM_KERNEL);
+			sfu_section_destroy(&sec);
+		}
+		buf[at] = keep;
+	}
+}
+
+
+/* A patch to the reference section and the error it must give. */
+struct sfu_patch {
+	const char *name;
+	u8 version;
+	int where;		/* see sfu_patch_at() */
+	u32 off;
+	u32 value;
+	u8 width;
+	int init_err;		/* from sfu_section_init() */
+	int valid_err;		/* from sfu_section_validate() */
+};
+
+enum { AT_HDR, AT_FDE0, AT_FRES0, AT_FRES1, AT_END };
+
+#define HDR(f)	offsetof(struct sframe_header, f)
+static const struct sfu_patch sfu_patches[] = {
+	{ "bad magic", 3, AT_HDR, 0, 0, 1, -ENOEXEC, 0 },
+	{ "version 0", 3, AT_HDR, 2, 0, 1, -EPROTONOSUPPORT, 0 },
+	{ "version 4", 3, AT_HDR, 2, 4, 1, -EPROTONOSUPPORT, 0 },
+	{ "v3 frame-pointer flag", 3, AT_HDR, 3, 0x7, 1, -EBADMSG, 0 },
+	{ "v1 pcrel flag", 1, AT_HDR, 3, 0x5, 1, -EBADMSG, 0 },
+	{ "unknown flag", 2, AT_HDR, 3, 0x80, 1, -EBADMSG, 0 },
+	{ "unknown abi", 3, AT_HDR, HDR(sfh_abi_arch), 9, 1, -EBADMSG, 0 },
+	{ "abi byte order", 3, AT_HDR, HDR(sfh_abi_arch), 1, 1, -EBADMSG, 0 },
+	{ "aux header past end", 3, AT_HDR, HDR(sfh_auxhdr_len), 0xff, 1,
+	  -EBADMSG, 0 },
+	{ "fde count overflow", 3, AT_HDR, HDR(sfh_num_fdes), 0xffffffff, 4,
+	  -EBADMSG, 0 },
+	{ "fde count past end", 1, AT_HDR, HDR(sfh_num_fdes), 0x1000, 4,
+	  -EBADMSG, 0 },
+	{ "fre count too big", 3, AT_HDR, HDR(sfh_num_fres), 0x10000, 4,
+	  -EBADMSG, 0 },
+	{ "fre length past end", 2, AT_HDR, HDR(sfh_fre_len), 0xfffffff0, 4,
+	  -EBADMSG, 0 },
+	{ "fde offset past end", 3, AT_HDR, HDR(sfh_fdeoff), 0x7fffffff, 4,
+	  -EBADMSG, 0 },
+	{ "fre offset past end", 3, AT_HDR, HDR(sfh_freoff), 0xfffffff0, 4,
+	  -EBADMSG, 0 },
+	{ "sub-sections overlap", 2, AT_HDR, HDR(sfh_freoff), 0, 4,
+	  -EBADMSG, 0 },
+	{ "v3 attribute offset outside", 3, AT_FDE0, 12, 0xffffff, 4,
+	  0, -EBADMSG },
+	{ "v1 fre offset outside", 1, AT_FDE0, 8, 0xffffff, 4, 0, -EBADMSG },
+	{ "fre count past fre data", 2, AT_FDE0, 12, 0xfffff, 4, 0, -EBADMSG },
+	{ "fre type 3", 3, AT_FRES0, -3, 0x03, 1, 0, -EBADMSG },
+	{ "unknown fde type", 3, AT_FRES0, -2, 0x05, 1, 0, -EBADMSG },
+	{ "reserved info bit", 3, AT_FRES0, -3, 0x40, 1, 0, -EBADMSG },
+	{ "pcmask without size", 3, AT_FRES1, -1, 0, 1, 0, -EBADMSG },
+	{ "word size 3", 3, AT_FRES0, 1, 0x63, 1, 0, -EBADMSG },
+	{ "fre past function end", 2, AT_FRES0, 0, 0x41, 1, 0, -EBADMSG },
+	{ "fre starts decreasing", 1, AT_FRES0, 3, 0x00, 1, 0, 0 },
+	{ "fre starts decreasing", 1, AT_FRES0, 7, 0x01, 1, 0, -EBADMSG },
+	{ "too many words", 3, AT_FRES0, 1, 0x0f, 1, 0, -EBADMSG },
+	{ "trailing garbage", 3, AT_END, 0, 0x01, 1, -EBADMSG, 0 },
+	{ "trailing zero padding", 2, AT_END, 0, 0x00, 1, 0, 0 },
+};
+
+static void sfu_patch_desc(const struct sfu_patch *p, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "v%u %s", p->version, p->name);
+}
+
+KUNIT_ARRAY_PARAM(sfu_patch, sfu_patches, sfu_patch_desc);
+
+/* Section offset a patch applies to, from the unpatched section. */
+static u64 sfu_patch_at(struct kunit *test, const struct sfu_patch *p,
+			const u8 *buf, s64 len)
+{
+	struct sfu_section sec;
+	struct sfu_fde fde;
+	u64 at = 0;
+
+	if (p->where == AT_HDR)
+		return p->off;
+	if (p->where == AT_END)
+		return len;
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len), 0);
+	if (p->where == AT_FDE0)
+		at = sec.elems[0].fde_off + p->off;
+	else if (!sfu_read_fde(&sec, &sec.elems[0],
+			       p->where == AT_FRES1 ? 1 : 0, &fde,
+			       SFU_MEM_KERNEL))
+		at = fde.fres_off + (s32)p->off;
+	sfu_section_destroy(&sec);
+	return at;
+}
+
+static void sfu_test_malformed(struct kunit *test)
+{
+	const struct sfu_patch *p = test->param_value;
+	const struct sfu_case c = { p->version,
+				    SFRAME_ABI_AMD64_ENDIAN_LITTLE, "" };
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, &c, true, &len);
+	u64 at = sfu_patch_at(test, p, buf, len);
+	unsigned int i;
+	int ret;
+
+	/* Section fields are little-endian for AMD64. */
+	for (i = 0; i < p->width; i++)
+		buf[at + i] = (u8)(p->value >> (8 * i));
+	ret = sfu_init(&sec, buf, len + (p->where == AT_END));
+	KUNIT_EXPECT_EQ(test, ret, p->init_err);
+	if (ret)
+		return;
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL),
+			p->valid_err);
+	sfu_section_destroy(&sec);
+}
+
+/* A section for another ABI than the one asked for is refused. */
+static void sfu_test_abi_mismatch(struct kunit *test)
+{
+	const struct sfu_case c = { 3, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "" };
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, &c, true, &len);
+
+	KUNIT_EXPECT_EQ(test, sfu_section_init(&sec, (unsigned long)buf, len,
+					       SFU_TEST_VADDR, SFU_MEM_KERNEL,
+					       SFRAME_ABI_S390X_ENDIAN_BIG),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, sfu_section_init(&sec, (unsigned long)buf, len,
+					       SFU_TEST_VADDR, SFU_MEM_KERNEL,
+					       SFRAME_ABI_AMD64_ENDIAN_LITTLE),
+			0);
+	sfu_section_destroy(&sec);
+}
+
+/* The sorted flag on unsorted FDEs is corruption, not a hint to ignore. */
+static void sfu_test_sorted_lie(struct kunit *test)
+{
+	const struct sfu_case c = { 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "" };
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, &c, true, &len);
+	u8 tmp[sizeof(struct sframe_fde_v2)];
+	u64 fdes = sizeof(struct sframe_header);
+
+	/* Swap FDE 0 and FDE 1; fix up their PC-relative starts. */
+	memcpy(tmp, buf + fdes, sizeof(tmp));
+	memcpy(buf + fdes, buf + fdes + sizeof(tmp), sizeof(tmp));
+	memcpy(buf + fdes + sizeof(tmp), tmp, sizeof(tmp));
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len), -EBADMSG);
+	buf[offsetof(struct sframe_preamble, sfp_flags)] &=
+		~SFRAME_F_FDE_SORTED;
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len), 0);
+	sfu_section_destroy(&sec);
+}
+
+static struct kunit_case sfu_decode_cases[] = {
+	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_unsorted, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_concat, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_truncate, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_mutate, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_malformed, sfu_patch_gen_params),
+	KUNIT_CASE(sfu_test_abi_mismatch),
+	KUNIT_CASE(sfu_test_sorted_lie),
+	{}
+};
+
+static struct kunit_suite sfu_decode_suite = {
+	.name = "sframe_decode",
+	.test_cases = sfu_decode_cases,
+};
+
+kunit_test_suite(sfu_decode_suite);

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reference SFrame sections: the same functions for every version and ABI,
+ * so that the suites can check each encoding against hand-written rules.
+ */
+#include "sframe_test_sections.h"
+#include "../include/sframe/decode.h"
+
+#define NO_WORD		0x7fffffff
+#define MAX_FDES	8
+#define MAX_FRES	16
+
+struct sfu_test_build {
+	u8 version;
+	u8 abi;
+	struct sfu_enc_fde fdes[MAX_FDES];
+	struct sfu_enc_fre fres[MAX_FRES];
+	u32 nr_fdes;
+	u32 nr_fres;
+};
+
+static s32 cfa_word(u8 abi, s32 off)
+{
+	if (abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+		return SFRAME_S390X_CFA_OFFSET_ENCODE(off);
+	return off;
+}
+
+/* The CFA offset at function entry: the call pushed nothing on arm64. */
+static s32 entry_cfa(u8 abi)
+{
+	switch (abi) {
+	case SFRAME_ABI_AMD64_ENDIAN_LITTLE:
+		return 8;
+	case SFRAME_ABI_S390X_ENDIAN_BIG:
+		return -SFRAME_S390X_SP_VAL_OFFSET;
+	default:
+		return 0;
+	}
+}
+
+static struct sfu_enc_fde *add_fde(struct sfu_test_build *b, u64 start,
+				   u32 size, u8 pc_type)
+{
+	struct sfu_enc_fde *f = &b->fdes[b->nr_fdes++];
+
+	f->start = start;
+	f->size = size;
+	f->pc_type = pc_type;
+	f->rep_size = pc_type == SFRAME_FDE_TYPE_PCMASK ? 16 : 0;
+	f->fres = &b->fres[b->nr_fres];
+	return f;
+}
+
+/* A default row: CFA, then RA (where the ABI tracks it), then FP. */
+static void add_row(struct sfu_test_build *b, struct sfu_enc_fde *f,
+		    u32 start, u8 base, s32 cfa, s32 ra, s32 fp)
+{
+	struct sfu_enc_fre *r = &b->fres[b->nr_fres++];
+	bool fixed_ra = b->abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+
+	r->start = start;
+	r->base = base;
+	r->words[r->nr_words++] = cfa_word(b->abi, cfa);
+	if (!fixed_ra && (ra != NO_WORD || fp != NO_WORD))
+		r->words[r->nr_words++] = ra == NO_WORD ? 0 : ra;
+	if (fp != NO_WORD)
+		r->words[r->nr_words++] = fp;
+	f->nr_fres++;
+}
+
+static void add_words(struct sfu_test_build *b, struct sfu_enc_fde *f,
+		      const s32 *w, u8 n, u8 ctrl_mask)
+{
+	struct sfu_enc_fre *r = &b->fres[b->nr_fres++];
+	u8 i;
+
+	for (i = 0; i < n; i++)
+		r->words[i] = w[i];
+	r->nr_words = n;
+	r->ctrl_mask = ctrl_mask;
+	f->nr_fres++;
+}
+
+static void add_extra(struct sfu_test_build *b)
+{
+	static const s32 drap[] = {
+		SFRAME_V3_FLEX_CTRL(SFRAME_AMD64_DWARF_FP, 1, 1), -8,
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), -8,
+		SFRAME_V3_FLEX_CTRL(SFRAME_AMD64_DWARF_FP, 1, 1), 0,
+	};
+	static const s32 s390_flex[] = {
+		SFRAME_V3_FLEX_CTRL(SFRAME_S390X_DWARF_SP, 0, 1), 0,
+		SFRAME_V3_FLEX_CTRL(16, 0, 1), 0,
+		SFRAME_V3_FLEX_CTRL(17, 0, 1), 0,
+	};
+	static const s32 arm_flex[] = {
+		SFRAME_V3_FLEX_CTRL(SFRAME_AARCH64_DWARF_SP, 0, 1), 16,
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), -8,
+	};
+	static const s32 s390_v2[] = {
+		0, SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(16),
+		SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(17),
+	};
+	bool s390 = b->abi == SFRAME_ABI_S390X_ENDIAN_BIG;
+	struct sfu_enc_fde *f;
+
+	if (b->version == SFRAME_VERSION_2 && s390) {
+		f = add_fde(b, SFU_TEST_F_EXTRA, 0x20, SFRAME_FDE_TYPE_PCINC);
+		add_words(b, f, s390_v2, ARRAY_SIZE(s390_v2), 0);
+	}
+	if (b->version != SFRAME_VERSION_3)
+		return;
+	f = add_fde(b, SFU_TEST_F_EXTRA, 0x20, SFRAME_FDE_TYPE_PCINC);
+	f->fde_type = SFRAME_FDE_TYPE_FLEX;
+	if (b->abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+		add_words(b, f, drap, ARRAY_SIZE(drap), 0x15);
+	else if (s390)
+		add_words(b, f, s390_flex, ARRAY_SIZE(s390_flex), 0x15);
+	else
+		add_words(b, f, arm_flex, ARRAY_SIZE(arm_flex), 0x5);
+	f = add_fde(b, SFU_TEST_F_SIGNAL, 0x10, SFRAME_FDE_TYPE_PCINC);
+	f->signal = true;
+	add_fde(b, SFU_TEST_F_EMPTY, 0x10, SFRAME_FDE_TYPE_PCINC);
+}
+
+static void build_std(struct sfu_test_build *b)
+{
+	s32 c0 = entry_cfa(b->abi);
+	struct sfu_enc_fde *f;
+	struct sfu_enc_fre *r;
+
+	f = add_fde(b, SFU_TEST_F_ROWS, 0x40, SFRAME_FDE_TYPE_PCINC);
+	f->pauth_key = b->abi != SFRAME_ABI_AMD64_ENDIAN_LITTLE &&
+		       b->abi != SFRAME_ABI_S390X_ENDIAN_BIG;
+	add_row(b, f, 0, SFRAME_BASE_REG_SP, c0, NO_WORD, NO_WORD);
+	add_row(b, f, 4, SFRAME_BASE_REG_SP, c0 + 16, -48, -56);
+	b->fres[b->nr_fres - 1].mangled = f->pauth_key;
+	add_row(b, f, 0x10, SFRAME_BASE_REG_FP, c0 + 16, -48, -56);
+
+	f = add_fde(b, SFU_TEST_F_MASK, 0x30, SFRAME_FDE_TYPE_PCMASK);
+	add_row(b, f, 0, SFRAME_BASE_REG_SP, c0 + 8, NO_WORD, NO_WORD);
+	add_row(b, f, 0xb, SFRAME_BASE_REG_SP, c0 + 16, NO_WORD, NO_WORD);
+
+	f = add_fde(b, SFU_TEST_F_LAST, 0x10, SFRAME_FDE_TYPE_PCINC);
+	if (b->version == SFRAME_VERSION_1) {
+		add_row(b, f, 0, SFRAME_BASE_REG_SP, c0, NO_WORD, NO_WORD);
+	} else {
+		r = &b->fres[b->nr_fres++];
+		r->start = 0;
+		f->nr_fres++;
+	}
+	add_extra(b);
+
+	f = add_fde(b, SFU_TEST_F_BIG, SFU_TEST_BIG_SIZE,
+		    SFRAME_FDE_TYPE_PCINC);
+	add_row(b, f, 0, SFRAME_BASE_REG_SP, c0, NO_WORD, NO_WORD);
+	add_row(b, f, 0x100, SFRAME_BASE_REG_SP, SFU_TEST_BIG_OFF2,
+		NO_WORD, NO_WORD);
+	add_row(b, f, 0x10000, SFRAME_BASE_REG_SP, SFU_TEST_BIG_OFF4,
+		NO_WORD, NO_WORD);
+}
+
+static void sfu_test_params(struct sfu_enc_params *p, u8 version, u8 abi,
+			    u64 vaddr)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = version;
+	p->abi = abi;
+	p->vaddr = vaddr;
+	p->fre_type = SFU_ENC_AUTO;
+	p->word_size = SFU_ENC_AUTO;
+	if (abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+		p->fixed_ra = -8;
+	if (version != SFRAME_VERSION_1)
+		p->flags |= SFRAME_F_FDE_FUNC_START_PCREL;
+}
+
+/**
+ * sfu_test_std_section() - encode the reference section
+ * @version: SFrame version
+ * @abi: ABI id
+ * @sorted: set SFRAME_F_FDE_SORTED (the functions are in address order)
+ * @buf: output
+ * @cap: size of @buf
+ * @vaddr: address the section is placed at
+ *
+ * Return: the section size.
+ */
+s64 sfu_test_std_section(u8 version, u8 abi, bool sorted, u8 *buf,
+			 size_t cap, u64 vaddr)
+{
+	static struct sfu_test_build b;
+	struct sfu_enc_params p;
+
+	memset(&b, 0, sizeof(b));
+	b.version = version;
+	b.abi = abi;
+	build_std(&b);
+	sfu_test_params(&p, version, abi, vaddr);
+	if (sorted)
+		p.flags |= SFRAME_F_FDE_SORTED;
+	return sfu_encode(&p, b.fdes, b.nr_fdes, buf, cap);
+}
+
+/**
+ * sfu_test_synthetic() - a large sorted section of identical functions
+ * @version: SFrame version
+ * @abi: ABI id
+ * @nr_fdes: number of functions
+ * @func_size: size of each function; they are laid out back to back
+ * @buf: output, or NULL to measure
+ * @cap: size of @buf
+ *
+ * Return: the section size.
+ */
+s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
+		       u8 *buf, size_t cap)
+{
+	static const struct sfu_enc_fre rows[] = {
+		{ .start = 0, .base = SFRAME_BASE_REG_SP, .nr_words = 1,
+		  .words = { 8 } },
+		{ .start = 1, .base = SFRAME_BASE_REG_SP, .nr_words = 2,
+		  .words = { 16, -16 } },
+		{ .start = 4, .base = SFRAME_BASE_REG_FP, .nr_words = 2,
+		  .words = { 16, -16 } },
+	};
+	struct sfu_enc_params p;
+	struct sfu_enc_fde *fdes;
+	s64 len;
+	u32 i;
+
+	fdes = sfu_alloc_array(nr_fdes, sizeof(*fdes));
+	if (!fdes)
+		return -ENOMEM;
+	for (i = 0; i < nr_fdes; i++) {
+		memset(&fdes[i], 0, sizeof(fdes[i]));
+		fdes[i].start = 0x100000 + (u64)i * func_size;
+		fdes[i].size = func_size;
+		fdes[i].nr_fres = ARRAY_SIZE(rows);
+		fdes[i].fres = rows;
+	}
+	sfu_test_params(&p, version, abi, 0);
+	p.flags |= SFRAME_F_FDE_SORTED;
+	len = sfu_encode(&p, fdes, nr_fdes, buf, cap);
+	sfu_free(fdes);
+	return len;
+}

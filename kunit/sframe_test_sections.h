@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reference SFrame sections for the tests, the fuzzer seeds and the
+ * benchmark, built with the project's encoder.
+ */
+#ifndef _SFRAME_TEST_SECTIONS_H
+#define _SFRAME_TEST_SECTIONS_H
+
+#include "../include/sframe/encode.h"
+
+#define SFU_TEST_VADDR		0x10000
+#define SFU_TEST_BUF_SIZE	4096
+
+/* Function starts of the reference section. */
+#define SFU_TEST_F_ROWS		0x1000	/* three rows, SP then FP based */
+#define SFU_TEST_F_MASK		0x1040	/* PCMASK, 16-byte blocks */
+#define SFU_TEST_F_LAST		0x1100	/* outermost (V2, V3) */
+#define SFU_TEST_F_EXTRA	0x1200	/* V3 flex, or s390x V2 regs */
+#define SFU_TEST_F_SIGNAL	0x1300	/* V3: no rows, signal bit */
+#define SFU_TEST_F_EMPTY	0x1310	/* V3: no rows */
+#define SFU_TEST_F_BIG		0x1400	/* 4-byte FRE starts and words */
+#define SFU_TEST_BIG_SIZE	0x20000
+#define SFU_TEST_BIG_OFF2	0x1238	/* needs 2-byte words */
+#define SFU_TEST_BIG_OFF4	0x123458	/* needs 4-byte words */
+
+s64 sfu_test_std_section(u8 version, u8 abi, bool sorted, u8 *buf,
+			 size_t cap, u64 vaddr);
+s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
+		       u8 *buf, size_t cap);
+
+#endif /* _SFRAME_TEST_SECTIONS_H */
