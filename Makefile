@@ -59,10 +59,10 @@ $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/fuzz-seed.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
-$(O)/bench-lookup: scripts/tests/bench-lookup.c $(DECODER_SRCS) \
-		   $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+$(O)/bench-lookup: scripts/tests/bench-lookup.c kunit/sframe_test_sections.c \
+		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/bench-lookup.c \
-		$(DECODER_SRCS) $(ENCODER_SRCS)
+		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
 module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules

@@ -558,7 +558,7 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 		 struct sfu_fre_iter *it, struct sfu_fre *fre,
 		 enum sfu_mem mode)
 {
-	u8 b[sizeof(u32) + 1 + SFRAME_FRE_MAX_DATAWORDS * sizeof(u32)];
+	u8 b[SFU_FRE_MAX_BYTES];
 	const struct sfu_elem *e = fde->elem;
 	unsigned int asz = 1u << fde->fre_type, i;
 	u64 avail = it->end > it->off ? it->end - it->off : 0;
@@ -568,7 +568,9 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 		return -ENOENT;
 	if (avail < asz + 1)
 		return sfu_corrupt(sec, "truncated FRE", it->off);
-	ret = sfu_fetch(sec, it->off, b, asz + 1, mode, "FRE");
+	/* One read covers the largest row; fewer bytes at the very end. */
+	ret = sfu_fetch(sec, it->off, b, avail < sizeof(b) ? avail : sizeof(b),
+			mode, "FRE");
 	if (ret)
 		return ret;
 	fre->start = sfu_getn(e, b, asz);
@@ -584,10 +586,6 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 	if (fre->size > avail)
 		return sfu_corrupt(sec, "FRE data words past FRE data",
 				   it->off);
-	ret = sfu_fetch(sec, it->off + asz + 1, b + asz + 1,
-			fre->size - asz - 1, mode, "FRE data words");
-	if (ret)
-		return ret;
 	for (i = 0; i < fre->nr_words; i++)
 		fre->words[i] = sfu_getn(e, b + asz + 1 + i * fre->word_size,
 					 fre->word_size);

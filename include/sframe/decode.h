@@ -27,8 +27,11 @@
 #define SFU_MAX_ELEMS			64
 #define SFU_MAX_FDES			(1u << 24)
 #define SFU_BLOCK_SHIFT_MIN		8
-#define SFU_BLOCK_SHIFT_MAX		40
+#define SFU_BLOCK_SHIFT_MAX		63
 #define SFU_MAX_REG			0xffff
+/* Largest encoded FRE: 4-byte start, info, six 4-byte words. */
+#define SFU_FRE_MAX_BYTES		(sizeof(u32) + 1 + \
+					 SFRAME_FRE_MAX_DATAWORDS * sizeof(u32))
 
 struct sfu_diag {
 	const char *what;	/* static string naming the failed check */

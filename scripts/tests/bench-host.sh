@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lookup cost against section size: instructions per lookup (callgrind,
+# repeatable) and nanoseconds per lookup (wall clock, noisy) for synthetic
+# sections of 1k, 10k, 100k and 1M FDEs, measured side by side in one run.
+# Target: a lookup in 1M FDEs costs at most 1.5 times one in 1k.
+set -eu
+
+bench=${1:-build/bench-lookup}
+sizes="1000 10000 100000 1000000"
+timed=2000000
+counted=20000
+max_ratio=1.5
+
+if ! command -v valgrind > /dev/null; then
+	echo "bench-host: valgrind is required (apt-get install valgrind)"
+	exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+printf '%10s %14s %12s %14s %12s\n' FDEs section_B index_B insn/lookup ns/lookup
+declare -A insn
+for n in $sizes; do
+	line=$("$bench" "$n" "$timed")
+	ns=${line##*ns_per_lookup=}
+	bytes=$(echo "$line" | sed 's/.* bytes=\([0-9]*\).*/\1/')
+	index=$(echo "$line" | sed 's/.* index_bytes=\([0-9]*\).*/\1/')
+	valgrind --tool=callgrind --toggle-collect=bench_lookups \
+		--callgrind-out-file="$tmp/cg.$n" "$bench" "$n" "$counted" \
+		> /dev/null 2> "$tmp/vg.$n"
+	ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg.$n")
+	insn[$n]=$((ir / counted))
+	printf '%10s %14s %12s %14s %12s\n' "$n" "$bytes" "$index" \
+		"${insn[$n]}" "$ns"
+done
+ratio=$(awk -v a="${insn[1000000]}" -v b="${insn[1000]}" \
+	'BEGIN { printf "%.2f", a / b }')
+echo "bench-host: insn/lookup ratio 1M/1k = $ratio (target <= $max_ratio)"
+awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r <= m) }' || {
+	echo "bench-host: FAILED: lookup cost grows with section size"
+	exit 1
+}

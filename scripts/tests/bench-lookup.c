@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lookup micro-benchmark: a synthetic sorted section of N identical
+ * 64-byte functions, and PC lookups at pseudo-random addresses inside it.
+ *
+ *   bench-lookup NR_FDES NR_LOOKUPS
+ *
+ * Prints "fdes=N lookups=M ns_per_lookup=X".  Under callgrind, collect
+ * only bench_lookups() (--toggle-collect=bench_lookups) to count the
+ * instructions of the lookups alone.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../../include/sframe/decode.h"
+#include "../../kunit/sframe_test_sections.h"
+
+#define BENCH_FUNC_SIZE	64
+#define BENCH_TEXT	0x100000
+
+static volatile u32 bench_sink;
+
+static u64 xorshift(u64 *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+__attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
+					     const u64 *pcs, u32 n);
+
+__attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
+					     const u64 *pcs, u32 n)
+{
+	struct sfu_rule rule;
+	u32 i, acc = 0;
+
+	for (i = 0; i < n; i++)
+		if (!sfu_find_rule(sec, pcs[i], &rule, SFU_MEM_KERNEL))
+			acc += rule.cfa.off;
+	bench_sink = acc;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	struct sfu_section sec;
+	u32 nr_fdes, nr, i;
+	u64 seed = 0x9e3779b97f4a7c15ull, *pcs;
+	double t0, t1;
+	s64 len;
+	u8 *buf;
+
+	if (argc != 3)
+		return 2;
+	nr_fdes = strtoul(argv[1], NULL, 0);
+	nr = strtoul(argv[2], NULL, 0);
+	len = sfu_test_synthetic(SFRAME_VERSION_3,
+				 SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
+				 BENCH_FUNC_SIZE, NULL, 0);
+	buf = malloc(len);
+	pcs = malloc(sizeof(*pcs) * nr);
+	if (!buf || !pcs)
+		return 1;
+	sfu_test_synthetic(SFRAME_VERSION_3, SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+			   nr_fdes, BENCH_FUNC_SIZE, buf, len);
+	if (sfu_section_init(&sec, (unsigned long)buf, len, 0,
+			     SFU_MEM_KERNEL, SFU_ABI_ANY)) {
+		fprintf(stderr, "bench-lookup: bad synthetic section\n");
+		return 1;
+	}
+	for (i = 0; i < nr; i++)
+		pcs[i] = BENCH_TEXT +
+			 xorshift(&seed) % ((u64)nr_fdes * BENCH_FUNC_SIZE);
+	t0 = now_ns();
+	bench_lookups(&sec, pcs, nr);
+	t1 = now_ns();
+	printf("fdes=%u lookups=%u bytes=%" PRId64 " index_bytes=%zu"
+	       " ns_per_lookup=%.1f\n", nr_fdes, nr, len,
+	       (size_t)sec.nr_blocks * sizeof(*sec.blocks),
+	       (t1 - t0) / nr);
+	sfu_section_destroy(&sec);
+	free(pcs);
+	free(buf);
+	return 0;
+}

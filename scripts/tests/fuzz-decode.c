@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: section set-up, full validation and lookups on
+ * arbitrary bytes.  The first 8 input bytes pick the section address and
+ * the expected ABI; lookups probe the start, middle and end of the text the
+ * index covers and addresses derived from the input.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "../../include/sframe/decode.h"
+
+#define FUZZ_HDR	8
+#define FUZZ_PROBES	16
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_lookups(struct sfu_section *sec, const uint8_t *data,
+			 size_t size)
+{
+	char buf[SFU_RULE_STR_MAX];
+	struct sfu_rule rule;
+	u64 span = sec->text_hi - sec->text_lo, pc;
+	unsigned int i;
+
+	for (i = 0; i < FUZZ_PROBES; i++) {
+		pc = sec->text_lo + (span ? (span * i) / FUZZ_PROBES : 0);
+		if (i < size)
+			pc += data[i];
+		if (!sfu_find_rule(sec, pc, &rule, SFU_MEM_KERNEL))
+			sfu_rule_format(&rule, sec->elems[0].abi, buf,
+					sizeof(buf));
+	}
+	sfu_find_rule(sec, sec->text_hi - 1, &rule, SFU_MEM_KERNEL);
+	sfu_find_rule(sec, sec->text_lo - 1, &rule, SFU_MEM_KERNEL);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sfu_section sec;
+	u64 vaddr;
+	u8 abi;
+
+	if (size < FUZZ_HDR)
+		return 0;
+	memcpy(&vaddr, data, sizeof(vaddr));
+	/* Low bits select the ABI filter; keep the address page aligned. */
+	abi = (u8)(vaddr & 0x7) > SFRAME_ABI_S390X_ENDIAN_BIG ?
+	      SFU_ABI_ANY : (u8)(vaddr & 0x7);
+	vaddr &= ~0xfffull;
+	data += FUZZ_HDR;
+	size -= FUZZ_HDR;
+	if (sfu_section_init(&sec, (unsigned long)data, size, vaddr,
+			     SFU_MEM_KERNEL, abi))
+		return 0;
+	sfu_section_validate(&sec, SFU_MEM_KERNEL);
+	fuzz_lookups(&sec, data, size);
+	sfu_section_destroy(&sec);
+	return 0;
+}
