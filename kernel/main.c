@@ -31,26 +31,14 @@
  *                     result of sfu_section_validate(), what/off is the
  *                     decoder's diagnosis of the first failure.
  *
- * A result line is either
+ * A result line is the one "sframe-dump --pc" prints for the same PC:
  *
- *   pc=0x<pc> cfa=<loc> ra=<loc> fp=<loc> spoff=<d> fde=0x<start>+0x<size>
- *      flags=0x<flags>
+ *   0x<pc>: <rule as sfu_rule_format() writes it>
+ *   0x<pc>: error: <sfu_strerror() text>
  *
- * (all on one line) or, when the lookup failed,
- *
- *   pc=0x<pc> err=<negative errno> [what="<check>" off=0x<offset>]
- *
- * with what/off only for -EBADMSG.  If sfu_section_init() failed, every
- * line carries its error.  <loc> is one of
- *
- *   -        no rule (SFU_LOC_NONE)
- *   u        unchanged: still in its own register (SFU_LOC_SAME)
- *   c<+-d>   the value CFA + d
- *   r<n><+-d>  the value DWARF register n + d
- *
- * and [c<+-d>] or [r<n><+-d>] when the value is loaded from that address.
- * Offsets always carry a sign, e.g. "cfa=r7+16 ra=[c-8] fp=u".  flags are
- * the SFU_RULE_* bits, spoff the caller's SP relative to the CFA.
+ * e.g. "0x1146: cfa=sp+16 ra=*(cfa-8) fp=*(cfa-16)", so the two decoders
+ * can be compared line by line.  The status file gives the decoder's
+ * diagnosis when the section itself is refused.
  *
  * All state is global (it is a debugging aid) and guarded by sfu_dbg.lock;
  * vaddr and abi are read once per request under that lock.
@@ -74,7 +62,6 @@
 #define SFU_DBG_MAX_PCS		1024
 #define SFU_DBG_MAX_INPUT	(SFU_DBG_MAX_PCS * 20)
 #define SFU_DBG_LINE		256
-#define SFU_DBG_LOC		32
 
 static struct {
 	struct mutex lock;	/* guards everything below */
@@ -184,57 +171,24 @@ static int sfu_dbg_diag(char *buf, size_t size, int err,
 			 sec->diag.what, sec->diag.off);
 }
 
-static void sfu_dbg_loc(char *buf, size_t size, const struct sfu_loc *l)
-{
-	const char *open = l->deref ? "[" : "";
-	const char *close = l->deref ? "]" : "";
-
-	switch (l->kind) {
-	case SFU_LOC_SAME:
-		scnprintf(buf, size, "u");
-		break;
-	case SFU_LOC_CFA:
-		scnprintf(buf, size, "%sc%+d%s", open, l->off, close);
-		break;
-	case SFU_LOC_REG:
-		scnprintf(buf, size, "%sr%u%+d%s", open, l->reg, l->off, close);
-		break;
-	default:
-		scnprintf(buf, size, "-");
-		break;
-	}
-}
-
-static int sfu_dbg_rule(char *buf, size_t size, u64 pc,
-			const struct sfu_rule *rule)
-{
-	char cfa[SFU_DBG_LOC], ra[SFU_DBG_LOC], fp[SFU_DBG_LOC];
-
-	sfu_dbg_loc(cfa, sizeof(cfa), &rule->cfa);
-	sfu_dbg_loc(ra, sizeof(ra), &rule->ra);
-	sfu_dbg_loc(fp, sizeof(fp), &rule->fp);
-	return scnprintf(buf, size,
-			 "pc=0x%llx cfa=%s ra=%s fp=%s spoff=%d fde=0x%llx+0x%x flags=0x%x\n",
-			 pc, cfa, ra, fp, rule->sp_off, rule->fde_start,
-			 rule->fde_size, rule->flags);
-}
-
-/* Append the result line of @pc to @buf; @init is sfu_section_init()'s. */
+/*
+ * Append the result line of @pc to @buf; @init is sfu_section_init()'s.
+ * The line is the one sframe-dump --pc prints for the same section.
+ */
 static int sfu_dbg_lookup(char *buf, size_t size, struct sfu_section *sec,
 			  int init, u64 pc)
 {
+	char rule_str[SFU_RULE_STR_MAX];
 	struct sfu_rule rule;
-	int err = init, n;
+	int err = init;
 
-	if (!err) {
+	if (!err)
 		err = sfu_find_rule(sec, pc, &rule, SFU_MEM_KERNEL);
-		if (!err)
-			return sfu_dbg_rule(buf, size, pc, &rule);
-	}
-	n = scnprintf(buf, size, "pc=0x%llx err=%d", pc, err);
-	n += sfu_dbg_diag(buf + n, size - n, err, sec);
-	n += scnprintf(buf + n, size - n, "\n");
-	return n;
+	if (err)
+		return scnprintf(buf, size, "0x%llx: error: %s\n", pc,
+				 sfu_strerror(err));
+	sfu_rule_format(&rule, sec->elems[0].abi, rule_str, sizeof(rule_str));
+	return scnprintf(buf, size, "0x%llx: %s\n", pc, rule_str);
 }
 
 /* Parse white-space separated hex PCs from @str into @pcs. */

@@ -336,9 +336,14 @@ static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
 	return 0;
 }
 
-int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
+/*
+ * Walk the elements of a section.  With @out NULL only count them; else
+ * fill @out, which has room for the count a first walk returned.
+ */
+static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
+			  u32 *nr, u64 *nr_fdes, enum sfu_mem mode)
 {
-	struct sfu_elem tmp[SFU_MAX_ELEMS];
+	struct sfu_elem tmp, *e;
 	u64 off = 0, ids = 0;
 	u32 n = 0;
 	int ret;
@@ -348,30 +353,47 @@ int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
 			sfu_corrupt(sec, "too many elements", off);
 			return -E2BIG;
 		}
-		memset(&tmp[n], 0, sizeof(tmp[n]));
-		tmp[n].off = off;
-		tmp[n].first_id = ids;
-		ret = sfu_parse_elem(sec, &tmp[n], mode);
+		e = out ? &out[n] : &tmp;
+		memset(e, 0, sizeof(*e));
+		e->off = off;
+		e->first_id = ids;
+		ret = sfu_parse_elem(sec, e, mode);
 		if (ret)
 			return ret;
-		ids += tmp[n].num_fdes;
+		ids += e->num_fdes;
 		if (ids > SFU_MAX_FDES) {
 			sfu_corrupt(sec, "FDE count too large", off);
 			return -E2BIG;
 		}
-		ret = sfu_next_elem(sec, tmp[n].end, &off, mode);
+		ret = sfu_next_elem(sec, e->end, &off, mode);
 		if (ret)
 			return ret;
 		n++;
 	}
 	if (!n)
 		return sfu_corrupt(sec, "empty section", 0);
+	*nr = n;
+	*nr_fdes = ids;
+	return 0;
+}
+
+int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
+{
+	u64 nr_fdes;
+	u32 n;
+	int ret;
+
+	ret = sfu_walk_elems(sec, NULL, &n, &nr_fdes, mode);
+	if (ret)
+		return ret;
 	sec->elems = sfu_alloc_array(n, sizeof(*sec->elems));
 	if (!sec->elems)
 		return -ENOMEM;
-	memcpy(sec->elems, tmp, n * sizeof(*sec->elems));
+	ret = sfu_walk_elems(sec, sec->elems, &n, &nr_fdes, mode);
+	if (ret)
+		return ret;
 	sec->nr_elems = n;
-	sec->nr_fdes = ids;
+	sec->nr_fdes = nr_fdes;
 	return 0;
 }
 

@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch.sh - run the kernel's checkpatch.pl on this repository's files
+#
+# Usage: checkpatch.sh [FILE...]
+#   Without arguments: every *.c and *.h under kernel/ include/ kunit/
+#   scripts/ selftests/.
+#
+# checkpatch.pl, spelling.txt and const_structs.checkpatch are taken once
+# from Debian's linux-source-6.12 tarball (installed if missing) into
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/checkpatch/
+# and run as "checkpatch.pl --no-tree --strict --file" on each file.
+# Exits 1 if any file has an ERROR or a WARNING (CHECKs are reported and
+# counted but do not fail), 2 on usage or set-up errors.
+
+set -euo pipefail
+
+prog=${0##*/}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+src_pkg=linux-source-6.12
+tarball=/usr/src/$src_pkg.tar.xz
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/checkpatch
+files_wanted="checkpatch.pl spelling.txt const_structs.checkpatch"
+
+# Checks ignored for every file, because they make no sense out of tree:
+#   FILE_PATH_CHANGES  asks for a MAINTAINERS update when files are added
+#                      or moved; there is no MAINTAINERS file here.
+common_ignore=FILE_PATH_CHANGES
+
+# Checks ignored for some files only, with the reason:
+#   include/sframe/env.h  its !__KERNEL__ block gives host builds of the
+#                         shared code what the kernel headers provide:
+#     NEW_TYPEDEFS, PREFER_KERNEL_TYPES  it re-creates the kernel's own
+#                         u8..s64 from <stdint.h> types;
+#     PREFER_DEFINED_ATTRIBUTE_MACRO  it defines __packed itself;
+#     MACRO_ARG_UNUSED    its EXPORT_SYMBOL_GPL(sym) is an empty stub.
+#   scripts/, selftests/  user-space C: libc has neither the kernel's u8..s64
+#                         nor its attribute macros (__packed, __printf,
+#                         noinline), so PREFER_KERNEL_TYPES and
+#                         PREFER_DEFINED_ATTRIBUTE_MACRO do not apply.
+host_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO
+
+file_ignore() {
+	case $1 in
+	include/sframe/env.h)	echo "$host_ignore,NEW_TYPEDEFS,MACRO_ARG_UNUSED" ;;
+	scripts/*|selftests/*)	echo "$host_ignore" ;;
+	esac
+}
+
+say() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+}
+
+die() {
+	say "error: $*"
+	exit 2
+}
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		die "need root for: $*"
+	fi
+}
+
+install_source() {
+	[ -f "$tarball" ] && return 0
+	say "installing $src_pkg (for checkpatch.pl)"
+	as_root apt-get install -y "$src_pkg" >&2 && return 0
+	as_root apt-get update -q >&2 || die "apt-get update failed"
+	as_root apt-get install -y "$src_pkg" >&2 || die "cannot install $src_pkg"
+}
+
+# Extract the three files once per source package version.
+setup() {
+	local ver tmp f members=()
+
+	ver=$(dpkg-query -W -f='${Version}' "$src_pkg" 2>/dev/null || true)
+	if [ -f "$cache/.version" ] && [ "$(cat "$cache/.version")" = "$ver" ]; then
+		return 0
+	fi
+	install_source
+	ver=$(dpkg-query -W -f='${Version}' "$src_pkg")
+	say "extracting checkpatch.pl from $tarball ($ver)"
+	mkdir -p "$cache"
+	tmp=$(mktemp -d "$cache/.tmp.XXXXXX")
+	for f in $files_wanted; do
+		members+=("$src_pkg/scripts/$f")
+	done
+	tar -xJf "$tarball" -C "$tmp" "${members[@]}" ||
+		{ rm -rf "$tmp"; die "cannot extract from $tarball"; }
+	for f in $files_wanted; do
+		mv -f "$tmp/$src_pkg/scripts/$f" "$cache/$f"
+	done
+	rm -rf "$tmp"
+	printf '%s\n' "$ver" > "$cache/.version"
+}
+
+default_files() {
+	local d
+
+	for d in kernel include kunit scripts selftests; do
+		[ -d "$repo/$d" ] || continue
+		(cd "$repo" && find "$d" -type f \( -name '*.c' -o -name '*.h' \) \
+			-not -name '*.mod.c' -print)
+	done | sort
+}
+
+# "E W C" from checkpatch's last "total:" line, or "0 0 0" if clean.
+totals() {
+	awk '$1 == "total:" { e = $2; w = $4; c = $6 }
+	     END { print e + 0, w + 0, c + 0 }'
+}
+
+# $1 relative to the repository if it is inside it, else absolute.
+repo_path() {
+	local p
+
+	p=$(realpath -m -- "$1")
+	case $p in
+	"$repo"/*)	echo "${p#"$repo"/}" ;;
+	*)		echo "$p" ;;
+	esac
+}
+
+setup
+
+if [ $# -eq 0 ]; then
+	mapfile -t files < <(default_files)
+else
+	files=()
+	for f in "$@"; do
+		[ -f "$f" ] || die "$f: no such file"
+		files+=("$(repo_path "$f")")
+	done
+fi
+[ ${#files[@]} -gt 0 ] || die "no files to check"
+
+# checkpatch runs from the top of the repository, as from the top of a
+# kernel tree; with --strict it caches the include/ identifiers it knows
+# in .checkpatch-camelcase.* there, which is removed again.
+cd "$repo"
+trap 'rm -f .checkpatch-camelcase.*' EXIT
+
+errors=0
+warnings=0
+checks=0
+bad=0
+for f in "${files[@]}"; do
+	ignore=$common_ignore
+	extra=$(file_ignore "$f")
+	[ -z "$extra" ] || ignore=$ignore,$extra
+	out=$(perl "$cache/checkpatch.pl" --no-tree --strict --file --quiet \
+	      --show-types --color=never --ignore "$ignore" "$f" 2>&1) || true
+	[ -z "$out" ] || printf '%s\n\n' "$out"
+	read -r e w c < <(printf '%s\n' "$out" | totals)
+	errors=$((errors + e))
+	warnings=$((warnings + w))
+	checks=$((checks + c))
+	[ $((e + w)) -eq 0 ] || bad=$((bad + 1))
+done
+
+printf 'checkpatch: %d files, %d errors, %d warnings, %d checks (%d files failing)\n' \
+	"${#files[@]}" "$errors" "$warnings" "$checks" "$bad"
+[ $((errors + warnings)) -eq 0 ]

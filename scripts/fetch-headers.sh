@@ -1,0 +1,260 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-headers.sh - get a Debian kernel header tree usable as KDIR
+#
+# Usage: fetch-headers.sh ARCH KVER
+#   ARCH  x86_64 | arm64 | s390x
+#   KVER  6.12 | 6.1   (Debian 12 ships s390x headers for 6.1 only)
+#
+# Resolves the newest linux-headers-<ver>-<flavour> the apt lists know,
+# downloads it with linux-headers-<ver>-common and the host's
+# linux-kbuild-<series> (apt-get download, no installation), unpacks all
+# three into one prefix under
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers/<arch>-<ver>/
+# and rewrites the absolute paths Debian's packages carry, so that the tree
+# works as KDIR wherever the cache lives:
+#   - the flavour Makefile includes /usr/src/linux-headers-<ver>-common/
+#     Makefile: made relative to the Makefile's own directory;
+#   - absolute symlinks (lib/modules/<rel>/{build,source}) point into the
+#     prefix; scripts/ and tools/ are relative links into
+#     usr/lib/linux-kbuild-<series>/ and are checked to resolve.
+# A tree that was unpacked completely is reused without any network access.
+# The cross compiler the architecture needs, and pahole when the kernel
+# builds module BTF, are installed if missing.
+#
+# stdout: the KDIR (usr/src/linux-headers-<ver>-<flavour>), nothing else.
+# stderr: progress and the version used.
+#
+# Build against it with
+#   make -C "$KDIR" M=$PWD                                  (x86_64)
+#   make -C "$KDIR" M=$PWD ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+#   make -C "$KDIR" M=$PWD ARCH=s390 CROSS_COMPILE=s390x-linux-gnu-
+
+set -euo pipefail
+
+prog=${0##*/}
+
+say() {
+	printf '%s: %s\n' "$prog" "$*" >&2
+}
+
+die() {
+	say "error: $*"
+	exit 1
+}
+
+usage() {
+	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1\n' \
+		"$prog" >&2
+	exit 2
+}
+
+# Run a command as root (directly, or through sudo when available).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		die "need root for: $*"
+	fi
+}
+
+# apt-get install, refreshing the package lists only if that fails.
+apt_install() {
+	as_root apt-get install -y "$@" >&2 && return 0
+	as_root apt-get update -q >&2 || die "apt-get update failed"
+	as_root apt-get install -y "$@" >&2 || die "cannot install $*"
+}
+
+[ $# -eq 2 ] || usage
+arch=$1
+kver=$2
+
+case $arch in
+x86_64)	debarch=amd64; flavour=amd64; cross= ;;
+arm64)	debarch=arm64; flavour=arm64; cross=aarch64-linux-gnu ;;
+s390x)	debarch=s390x; flavour=s390x; cross=s390x-linux-gnu ;;
+*)	usage ;;
+esac
+
+case $kver in
+6.12)	name_re='^linux-headers-6\.12\.[0-9]+\+deb12-'"$flavour"'$' ;;
+6.1)	name_re='^linux-headers-6\.1\.0-[0-9]+-'"$flavour"'$' ;;
+*)	usage ;;
+esac
+
+hostarch=$(dpkg --print-architecture)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers
+
+# The kbuild package of an ABI version: one per upload for 6.12, a single
+# package name for the whole 6.1 series.
+kbuild_pkg() {
+	case $kver in
+	6.1)	echo linux-kbuild-6.1 ;;
+	*)	echo "linux-kbuild-$1" ;;
+	esac
+}
+
+# Candidate version of package $1, or nothing.
+candidate() {
+	apt-cache policy "$1" 2>/dev/null |
+		awk '$1 == "Candidate:" && $2 != "(none)" { print $2; exit }'
+}
+
+# Print "<ver> <pkgversion>" of the newest header package apt can fetch
+# for this architecture, with its -common and kbuild packages, or fail.
+resolve() {
+	local pkg ver pv
+
+	for pkg in $(apt-cache search --names-only "$name_re" 2>/dev/null |
+		     awk '{ print $1 }' | sort -rV); do
+		ver=${pkg#linux-headers-}
+		ver=${ver%-"$flavour"}
+		pv=$(candidate "$pkg:$debarch")
+		[ -n "$pv" ] || continue
+		[ -n "$(candidate "linux-headers-$ver-common")" ] || continue
+		[ -n "$(candidate "$(kbuild_pkg "$ver"):$hostarch")" ] || continue
+		echo "$ver $pv"
+		return 0
+	done
+	return 1
+}
+
+# Newest complete tree already in the cache for this ARCH/KVER, if any.
+cached() {
+	local d
+
+	for d in $(find "$cache" -mindepth 1 -maxdepth 1 \
+		   -name "$arch-${kver}[.-]*" -printf '%f\n' 2>/dev/null |
+		   sort -rV); do
+		if [ -f "$cache/$d/.complete" ]; then
+			echo "${d#"$arch"-}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+ensure_foreign_arch() {
+	[ "$debarch" = "$hostarch" ] && return 0
+	dpkg --print-foreign-architectures | grep -qx "$debarch" && return 0
+	say "adding dpkg architecture $debarch"
+	as_root dpkg --add-architecture "$debarch"
+}
+
+ensure_cross() {
+	[ -n "$cross" ] || return 0
+	command -v "$cross-gcc" >/dev/null 2>&1 && return 0
+	say "installing gcc-$cross"
+	apt_install "gcc-$cross"
+}
+
+# Debian kernels build module BTF (CONFIG_DEBUG_INFO_BTF_MODULES), which
+# needs pahole; without it the final link of every module fails.
+ensure_pahole() {
+	grep -q '^CONFIG_DEBUG_INFO_BTF_MODULES=y' "$1/.config" || return 0
+	command -v pahole >/dev/null 2>&1 && return 0
+	say "installing dwarves (pahole, for module BTF)"
+	apt_install dwarves
+}
+
+# Download version $1 (package version $2) into $3.
+download() {
+	local ver=$1 pv=$2 dir=$3 kb kbv opt=()
+
+	# As root apt hands the download to user _apt, who cannot write here.
+	[ "$(id -u)" -ne 0 ] || opt=(-o APT::Sandbox::User=root)
+	kb=$(kbuild_pkg "$ver")
+	# Prefer the kbuild upload that matches the headers, else the newest.
+	kbv=$(apt-cache madison "$kb" 2>/dev/null |
+	      awk -v v="$pv" '$3 == v { print "=" v; exit }')
+	(cd "$dir" &&
+	 apt-get download -q "${opt[@]}" \
+		"linux-headers-$ver-$flavour:$debarch=$pv" \
+		"linux-headers-$ver-common=$pv" \
+		"$kb:$hostarch$kbv") >&2
+}
+
+# Make the unpacked tree under $1 independent of /usr/src.
+fix_tree() {
+	local root=$1 ver=$2 kdir link target rel
+
+	kdir=$root/usr/src/linux-headers-$ver-$flavour
+	# Kbuild finds srctree from the included Makefile's own location.
+	# shellcheck disable=SC2016 # make syntax, expanded by make
+	local here='$(dir $(realpath $(lastword $(MAKEFILE_LIST))))'
+
+	sed -i "s|^include /usr/src/\\(.*\\)\$|include $here../\\1|" \
+		"$kdir/Makefile"
+	grep -q '^include /' "$kdir/Makefile" &&
+		die "unexpected absolute include left in $kdir/Makefile"
+	while IFS= read -r -d '' link; do
+		target=$(readlink "$link")
+		rel=$(realpath -m --relative-to="$(dirname "$link")" \
+		      "$root$target")
+		ln -sfn "$rel" "$link"
+	done < <(find "$root" -type l -lname '/*' -print0)
+	for link in scripts tools; do
+		[ -e "$kdir/$link" ] ||
+			die "$kdir/$link does not resolve (kbuild package missing?)"
+	done
+	[ -f "$kdir/scripts/Makefile.build" ] ||
+		die "$kdir/scripts/Makefile.build missing"
+	[ -f "$kdir/.config" ] || die "$kdir/.config missing"
+}
+
+# Download and unpack version $1 into $cache/$arch-$1.
+fetch() {
+	local ver=$1 pv=$2 dest tmp deb
+
+	dest=$cache/$arch-$ver
+	tmp=$(mktemp -d "$cache/.tmp-$arch-$ver.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	mkdir "$tmp/debs" "$tmp/root"
+	download "$ver" "$pv" "$tmp/debs"
+	for deb in "$tmp"/debs/*.deb; do
+		dpkg -x "$deb" "$tmp/root"
+	done
+	fix_tree "$tmp/root" "$ver"
+	printf '%s\n' "$pv" > "$tmp/root/.complete"
+	rm -rf "$dest"
+	mv "$tmp/root" "$dest"
+	rm -rf "$tmp"
+	trap - EXIT
+}
+
+mkdir -p "$cache"
+exec 9> "$cache/.lock"
+flock 9
+
+ensure_cross
+
+if ! res=$(resolve); then
+	if ver=$(cached); then
+		res="$ver cached"
+		say "apt knows no $arch $kver headers; using cached $ver"
+	else
+		ensure_foreign_arch
+		say "no $arch $kver headers in the apt lists; running apt-get update"
+		as_root apt-get update -q >&2 || die "apt-get update failed"
+		res=$(resolve) ||
+			die "no linux-headers for $arch $kver in the archive" \
+			    "(Debian 12 has s390x headers for 6.1 only)"
+	fi
+fi
+read -r ver pv <<< "$res"
+
+dest=$cache/$arch-$ver
+if [ -f "$dest/.complete" ]; then
+	say "using $arch linux-headers-$ver-$flavour ($(cat "$dest/.complete"), cached)"
+else
+	say "fetching $arch linux-headers-$ver-$flavour ($pv)"
+	fetch "$ver" "$pv"
+	say "using $arch linux-headers-$ver-$flavour ($pv)"
+fi
+
+kdir=$dest/usr/src/linux-headers-$ver-$flavour
+ensure_pahole "$kdir"
+echo "$kdir"

@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - boot a stock Debian kernel in QEMU and run the selftests in it
+#
+# Usage: scripts/qemu/run.sh ARCH KVER [options]
+#   ARCH     x86_64 | arm64 | s390x
+#   KVER     6.12 | 6.1
+#   --tests "T1 T2"   selftests to run, in order (default: the standard list)
+#   --timeout SEC     outer timeout for the whole guest (default 600)
+#   --hang            make the guest hang after its tests (harness test)
+#   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
+#
+# The module and the test programs are built for ARCH against the kernel's
+# own headers, packed with a static busybox into an initramfs, and run by
+# the guest's /init.  The verdict comes from a separate channel (ttyS1 on
+# x86-64, a virtio console elsewhere), never from the console.  A run fails
+# if a test fails, if the kernel logs a warning, oops, BUG or sanitizer
+# report, or if the guest does not finish within the timeout; the console
+# log is kept in the output directory and its tail printed.
+#
+# Prints the guest's TAP and a closing "N passed, N failed" line.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here=$root/scripts/qemu
+prog=qemu-run
+
+die() {
+	echo "$prog: error: $*" >&2
+	exit 1
+}
+
+[ $# -ge 2 ] || die "usage: run.sh ARCH KVER [options]"
+arch=$1
+kver=$2
+shift 2
+tests="module_load.sh modinfo.sh decode_agree"
+timeout_s=600
+hang=""
+out=$root/build/qemu/$arch-$kver
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tests) tests=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--hang) hang=1; shift ;;
+	--out) out=$2; shift 2 ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+
+case $arch in
+x86_64)	karch=x86_64; cross=""; qemu=qemu-system-x86_64 ;;
+arm64)	karch=arm64; cross=aarch64-linux-gnu-; qemu=qemu-system-aarch64 ;;
+s390x)	karch=s390; cross=s390x-linux-gnu-; qemu=qemu-system-s390x ;;
+*)	die "unknown arch $arch" ;;
+esac
+
+"$root/scripts/setup-host.sh" all
+kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
+img=$("$here/fetch-image.sh" "$arch" "$kver")
+busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
+ksft=$("$root/scripts/fetch-ksft.sh")
+kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
+rel=${kernel##*/vmlinu?-}
+echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"
+
+rm -rf "$out"
+mkdir -p "$out/mod" "$out/testmod" "$out/root"
+
+# --- the module and the test modules, built against the kernel's headers
+build_module() {
+	local src=$1 dst=$2
+
+	cp -r "$src"/. "$dst"/
+	make -s -C "$kdir" M="$dst" ARCH="$karch" CROSS_COMPILE="$cross" \
+		modules > "$dst/build.log" 2>&1 ||
+		{ cat "$dst/build.log" >&2; die "module build failed"; }
+	if grep -q 'warning:' "$dst/build.log"; then
+		cat "$dst/build.log" >&2
+		die "module build has warnings"
+	fi
+}
+mkdir -p "$out/mod/src"
+cp -r "$root/Kbuild" "$root/kernel" "$root/include" "$out/mod/src/"
+build_module "$out/mod/src" "$out/mod"
+build_module "$root/selftests/modules" "$out/testmod"
+
+# --- guest user space
+r=$out/root
+mkdir -p "$r"/{bin,sbin,etc,proc,sys,dev,tmp,corpus,selftests} \
+	 "$r"/lib/test-modules "$r"/lib/guest-modules
+cp "$busybox" "$r/bin/busybox"
+for a in sh ash mount umount insmod rmmod lsmod modinfo cat echo grep sed \
+	 awk dmesg poweroff sleep tee ls mkdir sync uname wc head tail cut \
+	 tr find xargs test [ printf seq expr rm cp chroot timeout kill id \
+	 sort uniq diff cmp od true false env basename dirname mknod; do
+	ln -sf busybox "$r/bin/$a"
+done
+install -m 755 "$here/guest-init" "$r/init"
+cp "$out"/mod/sframe_unwind.ko "$out"/testmod/*.ko "$r/lib/test-modules/"
+
+cc=${cross}gcc
+cflags="-O2 -static -Wall -Werror -I$ksft"
+"$cc" $cflags -o "$r/selftests/decode_agree" "$root/selftests/decode_agree.c" \
+	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
+	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
+	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_print.c" \
+	"$root/kernel/sframe_encode.c"
+install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
+for t in $tests; do
+	case $t in
+	*.sh) install -m 755 "$root/selftests/$t" "$r/selftests/$t" ;;
+	esac
+	echo "$t"
+done > "$r/selftests/list"
+
+# Corpus programs with gas's SFrame, where this architecture has a producer.
+if [ "$arch" != s390x ]; then
+	for opt in "-O2 -fomit-frame-pointer" "-O2 -fno-omit-frame-pointer"; do
+		# shellcheck disable=SC2086
+		"$cc" $opt -static -Wa,--gsframe \
+			-o "$r/corpus/corpus$(echo "$opt" | tr -d ' =')" \
+			"$root/scripts/tests/corpus-src.c"
+	done
+fi
+
+# Modules the guest itself needs: the result channel on s390x.
+: > "$r/etc/guest-modules"
+guest_module() {
+	local name=$1 dep f
+	local dir=$img/lib/modules/$rel
+
+	dep=$(grep -E "(^|/)$name\.ko(\.xz)?:" "$dir/modules.dep" || true)
+	[ -n "$dep" ] || return 0
+	for f in $(echo "${dep#*:}" | tr ' ' '\n' | tac) "${dep%%:*}"; do
+		[ -n "$f" ] || continue
+		grep -qx "$(basename "${f%.xz}")" "$r/etc/guest-modules" &&
+			continue
+		xz -dc "$dir/$f" > "$r/lib/guest-modules/$(basename "${f%.xz}")" \
+			2> /dev/null ||
+			cp "$dir/$f" "$r/lib/guest-modules/$(basename "$f")"
+		basename "${f%.xz}" >> "$r/etc/guest-modules"
+	done
+}
+
+case $arch in
+x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
+*)	echo /dev/hvc0 > "$r/etc/result-dev" ;;
+esac
+[ "$arch" = s390x ] && guest_module virtio_console
+
+(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
+
+# --- boot
+append="panic=-1 panic_on_warn=1 oops=panic rdinit=/init loglevel=7"
+[ -n "$hang" ] && append="$append sfu_hang_after"
+console=$out/console.log
+result=$out/result.log
+: > "$result"
+common=(-m 1024 -nodefaults -display none -no-reboot
+	-kernel "$kernel" -initrd "$out/initrd.gz")
+case $arch in
+x86_64)
+	args=(-M pc -cpu max -serial "file:$console" -serial "file:$result"
+	      -append "console=ttyS0 $append") ;;
+arm64)
+	args=(-M virt -cpu max -serial "file:$console"
+	      -device virtio-serial-pci
+	      -chardev "file,id=res,path=$result"
+	      -device virtconsole,chardev=res
+	      -append "console=ttyAMA0 $append") ;;
+s390x)
+	args=(-M s390-ccw-virtio -cpu max
+	      -chardev "file,id=con,path=$console"
+	      -device sclpconsole,chardev=con
+	      -device virtio-serial-ccw
+	      -chardev "file,id=res,path=$result"
+	      -device virtconsole,chardev=res
+	      -append "console=ttysclp0 $append") ;;
+esac
+
+start=$(date +%s)
+set +e
+timeout --foreground "$timeout_s" "$qemu" "${common[@]}" "${args[@]}" \
+	< /dev/null > "$out/qemu.log" 2>&1
+qrc=$?
+set -e
+echo "# $prog: guest ran $(( $(date +%s) - start ))s (qemu exit $qrc)"
+
+# --- verdict
+cat "$result" | tr -d '\r' > "$out/tap.log"
+grep -v '^# sframe-guest: done' "$out/tap.log" || true
+pass=$(grep -cE '^ok [0-9]+' "$out/tap.log" || true)
+fail=$(grep -cE '^not ok [0-9]+' "$out/tap.log" || true)
+reason=""
+if [ "$qrc" -eq 124 ]; then
+	reason="guest hung: no power-off within ${timeout_s}s"
+elif ! grep -q '^# sframe-guest: done' "$out/tap.log"; then
+	reason="guest did not finish its tests (qemu exit $qrc)"
+fi
+kmsg=$(grep -aE 'WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|kmemleak:|Call Trace:' \
+	"$console" | head -3 || true)
+if [ -n "$kmsg" ]; then
+	reason="kernel reported a problem: $(echo "$kmsg" | head -1)"
+fi
+if [ -n "$reason" ]; then
+	fail=$((fail + 1))
+	echo "not ok $prog $arch $rel: $reason"
+	echo "# console log: $console (last lines follow)"
+	tail -25 "$console" | sed 's/^/#   /'
+fi
+echo "# $prog-$arch-$kver: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what the build and the tests need on a Debian 12 host.
+# Idempotent: does nothing when everything is present.  Needs root (or
+# sudo) only when something is missing.
+#
+#   scripts/setup-host.sh [basic|all]
+#     basic  host tools, host tests, fuzzer, benchmark, module build
+#     all    also cross compilers, QEMU and guest user space (default)
+set -eu
+
+level=${1:-all}
+
+basic_pkgs="build-essential clang libclang-rt-14-dev valgrind binutils
+	    bc bison flex libelf-dev libssl-dev kmod cpio xz-utils perl python3"
+cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	    gcc-s390x-linux-gnu libc6-dev-s390x-cross"
+qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static"
+
+pkgs=$basic_pkgs
+[ "$level" = all ] && pkgs="$pkgs $cross_pkgs $qemu_pkgs"
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2> /dev/null |
+		grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "setup-host: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+if ! $sudo apt-get install -y -qq --no-install-recommends $missing \
+		> /dev/null 2>&1; then
+	$sudo apt-get update -qq > /dev/null
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -qq --no-install-recommends $missing > /dev/null
+fi

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest-side runner, in the manner of kselftest's run_kselftest.sh: runs the
+# tests named in /selftests/list in order and prints TAP 13.  A test exits
+# 0 (pass), 4 (skip: it printed why) or anything else (fail); its own output
+# is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds.
+KSFT_SKIP=4
+timeout_s=${SFU_TEST_TIMEOUT:-120}
+cd /selftests || exit 1
+
+n=$(grep -c . list)
+echo "TAP version 13"
+echo "1..$n"
+i=0
+while read -r t; do
+	[ -n "$t" ] || continue
+	i=$((i + 1))
+	echo "# selftests: sframe: $t"
+	timeout "$timeout_s" "./$t" > /tmp/out.$i 2>&1
+	rc=$?
+	sed 's/^/# /' /tmp/out.$i
+	if [ "$rc" -eq 0 ]; then
+		echo "ok $i selftests: sframe: $t"
+	elif [ "$rc" -eq "$KSFT_SKIP" ]; then
+		echo "ok $i selftests: sframe: $t # SKIP"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 143 ]; then
+		echo "not ok $i selftests: sframe: $t # TIMEOUT ${timeout_s}s"
+	else
+		echo "not ok $i selftests: sframe: $t # exit=$rc"
+	fi
+done < list
