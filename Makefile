@@ -4,7 +4,9 @@
 #
 #   make                 host tools (scripts/sframe-dump)
 #   make module KDIR=..  the module against a kernel build or header tree
-#   make check           every test this machine can run (see README.md)
+#   make check           host tests, x86-64 guest, harness tests (README.md)
+#   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
+#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1
 #   make fuzz-smoke      libFuzzer on the decoder for FUZZ_SECONDS
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make style           checkpatch.pl on the sources
@@ -26,8 +28,8 @@ TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
 HOST_TOOLS	:= scripts/sframe-dump
 
-.PHONY: all module modules clean check check-host check-corpus fuzz-smoke \
-	bench-host style help
+.PHONY: all module modules clean check check-all check-host check-corpus \
+	fuzz-smoke bench-host style help selftests
 
 all: $(HOST_TOOLS)
 
@@ -73,8 +75,14 @@ check-host: $(O)/decode-test
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus
 
-check: all
+check:
 	scripts/check.sh
+
+check-all:
+	scripts/check.sh --all
+
+selftests:
+	scripts/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)
 
 fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed
 	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)

@@ -457,11 +457,12 @@ static int sfu_decode_fde_v12(struct sfu_section *sec, struct sfu_fde *fde,
 			      const u8 *b)
 {
 	const struct sfu_elem *e = fde->elem;
-	u32 fre_off = sfu_get32(e, b + offsetof(struct sframe_fde_v1,
-						   sfde_func_start_fre_off));
+	size_t fre_off_at = offsetof(struct sframe_fde_v1,
+				     sfde_func_start_fre_off);
+	size_t num_at = offsetof(struct sframe_fde_v1, sfde_func_num_fres);
+	u32 fre_off = sfu_get32(e, b + fre_off_at);
 
-	fde->num_fres = sfu_get32(e, b + offsetof(struct sframe_fde_v1,
-						    sfde_func_num_fres));
+	fde->num_fres = sfu_get32(e, b + num_at);
 	fde->info = b[offsetof(struct sframe_fde_v1, sfde_func_info)];
 	fde->fde_type = SFRAME_FDE_TYPE_DEFAULT;
 	if (e->version == SFRAME_VERSION_2)
@@ -492,7 +493,7 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 {
 	u8 b[sizeof(struct sframe_fde_v2)];
 	u64 at = elem->fde_off + (u64)idx * elem->fde_size;
-	u32 min_fre;
+	u32 min_fre, fda_off;
 	int ret;
 
 	if (idx >= elem->num_fdes)
@@ -505,10 +506,9 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 		return ret;
 	sfu_fde_head(sec, fde, b);
 	if (elem->version == SFRAME_VERSION_3) {
-		ret = sfu_read_fda_v3(sec, fde,
-				      sfu_get32(elem, b + offsetof(struct sframe_fdi_v3,
-							     sfdi_func_start_fre_off)),
-				      mode);
+		fda_off = sfu_get32(elem, b + offsetof(struct sframe_fdi_v3,
+						       sfdi_func_start_fre_off));
+		ret = sfu_read_fda_v3(sec, fde, fda_off, mode);
 	} else {
 		ret = sfu_decode_fde_v12(sec, fde, b);
 	}

@@ -272,7 +272,6 @@ static void sfu_test_mutate(struct kunit *test)
 	}
 }
 
-
 /* A patch to the reference section and the error it must give. */
 struct sfu_patch {
 	const char *name;

@@ -24,8 +24,10 @@ int sfu_file_load(const char *path, struct sfu_file *f)
 
 	if (!fp)
 		return -1;
-	if (fseek(fp, 0, SEEK_END) || (len = ftell(fp)) < 0 ||
-	    fseek(fp, 0, SEEK_SET))
+	if (fseek(fp, 0, SEEK_END))
+		goto close_file;
+	len = ftell(fp);
+	if (len < 0 || fseek(fp, 0, SEEK_SET))
 		goto close_file;
 	f->size = (size_t)len;
 	f->data = malloc(f->size ? f->size : 1);
@@ -150,6 +152,7 @@ static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
 int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob)
 {
 	struct sfu_elf e = { .f = f };
+
 	memset(blob, 0, sizeof(*blob));
 	if (f->size >= sizeof(struct sframe_preamble) &&
 	    ((f->data[0] == 0xe2 && f->data[1] == 0xde) ||

@@ -13,7 +13,8 @@ set -eu
 level=${1:-all}
 
 basic_pkgs="build-essential clang libclang-rt-14-dev valgrind binutils
-	    bc bison flex libelf-dev libssl-dev kmod cpio xz-utils perl python3"
+	    bc bison flex libelf-dev libssl-dev kmod cpio xz-utils perl python3
+	    file dwarves gzip"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	    gcc-s390x-linux-gnu libc6-dev-s390x-cross"
 qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static"

@@ -269,9 +269,7 @@ static int nat_elem(struct sfu_dump *d, const struct sfu_elem *e, u32 n)
 	u32 i;
 	int ret;
 
-	printf("element %u at 0x%" PRIx64 ": version %u flags 0x%x abi %s%s"
-	       " fixed_fp %d fixed_ra %d auxhdr %u fdes %u fres %u"
-	       " fre_len %u\n",
+	printf("element %u at 0x%" PRIx64 ": version %u flags 0x%x abi %s%s fixed_fp %d fixed_ra %d auxhdr %u fdes %u fres %u fre_len %u\n",
 	       n, e->off, e->version, e->flags, sfu_abi_info(e->abi)->name,
 	       e->swap ? " (byte-swapped)" : "", e->fixed_fp, e->fixed_ra,
 	       e->auxhdr_len, e->num_fdes, e->num_fres, e->fre_len);
@@ -360,9 +358,12 @@ static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
 		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
 		if (ret)
 			return ret;
-		if (d->format == DUMP_ALL_PCS)
+		if (d->format == DUMP_ALL_PCS) {
 			all_pcs_fde(d, &fde);
-		else if ((ret = expand_fde(d, &fde)))
+			continue;
+		}
+		ret = expand_fde(d, &fde);
+		if (ret)
 			return ret;
 	}
 	return 0;
@@ -412,12 +413,11 @@ static int dump_section(struct sfu_dump *d, const struct sfu_blob *blob)
 	return ret ? 1 : 0;
 }
 
-static void usage(void)
+static void print_usage_and_exit(void)
 {
-	fprintf(stderr,
-		"usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n"
-		"                   [--all-pcs|--expand|--validate]"
-		" [--vaddr ADDR] FILE\n");
+	fputs("Usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n", stderr);
+	fputs("                   [--all-pcs|--expand|--validate] [--vaddr ADDR] FILE\n",
+	      stderr);
 	exit(2);
 }
 
@@ -441,11 +441,11 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 			if (!strcmp(optarg, "readelf"))
 				d->format = DUMP_READELF;
 			else if (strcmp(optarg, "native"))
-				usage();
+				print_usage_and_exit();
 			break;
 		case 'p':
 			if (d->nr_pcs == SFU_DUMP_MAX_PCS)
-				usage();
+				print_usage_and_exit();
 			d->pcs[d->nr_pcs++] = strtoull(optarg, NULL, 0);
 			break;
 		case 'a':
@@ -462,11 +462,11 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 			*have_vaddr = true;
 			break;
 		default:
-			usage();
+			print_usage_and_exit();
 		}
 	}
 	if (optind != argc - 1)
-		usage();
+		print_usage_and_exit();
 	d->path = argv[optind];
 }
 

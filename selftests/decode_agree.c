@@ -28,6 +28,8 @@
 #define LINE_MAX_LEN	(SFU_RULE_STR_MAX + 64)
 #define MAX_SECTIONS	32
 #define PATH_LEN	512
+#define SMALL_FUNC	4096
+#define SAMPLE_STRIDE	97
 
 struct agree {
 	struct sfu_section sec;
@@ -130,21 +132,46 @@ static int query(struct agree *a, u64 pc)
 	return a->nr == BATCH ? flush(a) : 0;
 }
 
-/* Every address of every function, and the address after each. */
+/* Around every row boundary of a function: the row and its neighbours. */
+static int query_rows(struct agree *a, const struct sfu_fde *fde)
+{
+	struct sfu_fre_iter it;
+	struct sfu_fre fre;
+
+	sfu_fre_iter_init(fde, &it);
+	while (!sfu_fre_next(&a->sec, fde, &it, &fre, SFU_MEM_KERNEL)) {
+		if (query(a, fde->start + fre.start - 1) ||
+		    query(a, fde->start + fre.start) ||
+		    query(a, fde->start + fre.start + 1))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every address of every function, and the address after each; functions
+ * larger than SMALL_FUNC are sampled with a stride plus every row boundary,
+ * which keeps the test quick under emulation.
+ */
 static int query_all(struct agree *a)
 {
 	struct sfu_fde fde;
+	u64 pc, step;
 	u32 e, i;
-	u64 pc;
 
 	for (e = 0; e < a->sec.nr_elems; e++) {
 		for (i = 0; i < a->sec.elems[e].num_fdes; i++) {
 			if (sfu_read_fde(&a->sec, &a->sec.elems[e], i, &fde,
 					 SFU_MEM_KERNEL))
 				return -1;
-			for (pc = fde.start; pc <= fde.start + fde.size; pc++)
+			step = fde.size > SMALL_FUNC ? SAMPLE_STRIDE : 1;
+			for (pc = fde.start; pc < fde.start + fde.size;
+			     pc += step)
 				if (query(a, pc))
 					return -1;
+			if (query(a, fde.start + fde.size) ||
+			    (step > 1 && query_rows(a, &fde)))
+				return -1;
 		}
 	}
 	if (query(a, a->sec.text_lo - 1))

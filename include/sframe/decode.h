@@ -25,7 +25,7 @@
 
 /* Limits that bound every loop of the decoder. */
 #define SFU_MAX_ELEMS			64
-#define SFU_MAX_FDES			(1u << 24)
+#define SFU_MAX_FDES			BIT(24)
 #define SFU_BLOCK_SHIFT_MIN		8
 #define SFU_BLOCK_SHIFT_MAX		63
 #define SFU_MAX_REG			0xffff

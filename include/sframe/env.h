@@ -20,6 +20,7 @@ enum sfu_mem {
 
 #ifdef __KERNEL__
 
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -89,6 +90,9 @@ typedef int64_t s64;
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef BIT
+#define BIT(nr) (1UL << (nr))
 #endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

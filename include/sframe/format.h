@@ -104,8 +104,8 @@ struct sframe_fda_v3 {
 #define SFRAME_V3_FUNC_INFO_UNUSED	0x40	/* bit 6 */
 #define SFRAME_FUNC_INFO(pc_type, fre_type) \
 	((((pc_type) & 0x1) << 4) | ((fre_type) & 0xf))
-#define SFRAME_FUNC_PAUTH_KEY_BIT	(1u << 5)
-#define SFRAME_V3_FUNC_SIGNAL_BIT	(1u << 7)
+#define SFRAME_FUNC_PAUTH_KEY_BIT	BIT(5)
+#define SFRAME_V3_FUNC_SIGNAL_BIT	BIT(7)
 
 /* FRE start-address field sizes (function info bits 0-3). */
 #define SFRAME_FRE_TYPE_ADDR1		0
@@ -139,7 +139,7 @@ struct sframe_fda_v3 {
 #define SFRAME_FRE_MANGLED_RA_P(info)		(((info) >> 7) & 0x1)
 #define SFRAME_FRE_INFO(base, count, size) \
 	(((base) & 0x1) | (((count) & 0xf) << 1) | (((size) & 0x3) << 5))
-#define SFRAME_FRE_MANGLED_RA_BIT		(1u << 7)
+#define SFRAME_FRE_MANGLED_RA_BIT		BIT(7)
 
 #define SFRAME_BASE_REG_FP		0
 #define SFRAME_BASE_REG_SP		1

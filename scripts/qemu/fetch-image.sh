@@ -53,5 +53,9 @@ rm -rf "$dest"
 mkdir -p "$dest"
 dpkg -x "$tmp"/*.deb "$dest"
 ls "$dest"/boot/vmlinu[xz]-* > /dev/null 2>&1 || die "no kernel in $pkg"
+# The package leaves modules.dep to the installer; the guest init needs it.
+for rel in $(ls "$dest/lib/modules"); do
+	depmod -b "$dest" "$rel" || die "depmod failed for $rel"
+done
 echo "$ver" > "$dest/.complete"
 echo "$dest"

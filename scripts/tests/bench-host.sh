@@ -24,7 +24,7 @@ printf '%10s %14s %12s %14s %12s\n' FDEs section_B index_B insn/lookup ns/lookup
 declare -A insn
 for n in $sizes; do
 	line=$("$bench" "$n" "$timed")
-	ns=${line##*ns_per_lookup=}
+	ns=$(echo "$line" | sed 's/.*ns_per_lookup=\([0-9.]*\).*/\1/')
 	bytes=$(echo "$line" | sed 's/.* bytes=\([0-9]*\).*/\1/')
 	index=$(echo "$line" | sed 's/.* index_bytes=\([0-9]*\).*/\1/')
 	valgrind --tool=callgrind --toggle-collect=bench_lookups \

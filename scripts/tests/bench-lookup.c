@@ -20,7 +20,7 @@
 #define BENCH_FUNC_SIZE	64
 #define BENCH_TEXT	0x100000
 
-static volatile u32 bench_sink;
+static u32 bench_sink;
 
 static u64 xorshift(u64 *s)
 {
@@ -86,10 +86,9 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	bench_lookups(&sec, pcs, nr);
 	t1 = now_ns();
-	printf("fdes=%u lookups=%u bytes=%" PRId64 " index_bytes=%zu"
-	       " ns_per_lookup=%.1f\n", nr_fdes, nr, len,
-	       (size_t)sec.nr_blocks * sizeof(*sec.blocks),
-	       (t1 - t0) / nr);
+	printf("fdes=%u lookups=%u bytes=%" PRId64 " index_bytes=%zu ns_per_lookup=%.1f sink=%u\n",
+	       nr_fdes, nr, len, (size_t)sec.nr_blocks * sizeof(*sec.blocks),
+	       (t1 - t0) / nr, bench_sink);
 	sfu_section_destroy(&sec);
 	free(pcs);
 	free(buf);

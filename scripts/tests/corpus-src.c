@@ -10,8 +10,6 @@
 
 #define ROUNDS	16
 
-static volatile int sink;
-
 __attribute__((noinline)) static int leaf(int x)
 {
 	return x * 3 + 1;
@@ -52,7 +50,6 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < ROUNDS; i++)
 		acc += dispatch(i + argc, i);
-	sink = acc;
 	printf("%d\n", argc > 1 ? atoi(argv[1]) + acc : acc);
 	return 0;
 }

@@ -13,8 +13,6 @@
 #define FUZZ_HDR	8
 #define FUZZ_PROBES	16
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static void fuzz_lookups(struct sfu_section *sec, const uint8_t *data,
 			 size_t size)
 {

@@ -43,7 +43,7 @@ void kunit_host_fail(struct kunit *test, bool fatal, const char *file,
 
 #define kunit_test_suite(s) \
 	static void __attribute__((constructor)) kunit_host_reg_##s(void) \
-	{ kunit_host_register(&s); }
+	{ kunit_host_register(&(s)); }
 
 #define KUNIT_CASE(f) { .run_case = f, .name = #f }
 #define KUNIT_CASE_PARAM(f, gen) \
@@ -63,8 +63,9 @@ void kunit_host_fail(struct kunit *test, bool fatal, const char *file,
 		return NULL; \
 	}
 
-#define kunit_info(test, fmt, ...) printf("        # " fmt, ##__VA_ARGS__)
-#define kunit_err(test, fmt, ...) printf("        # " fmt, ##__VA_ARGS__)
+#define kunit_info(test, fmt, ...) \
+	do { (void)(test); printf("        # " fmt, ##__VA_ARGS__); } while (0)
+#define kunit_err(test, fmt, ...) kunit_info(test, fmt, ##__VA_ARGS__)
 
 #define KUNIT_HOST_BINOP(test, fatal, a, op, b) do { \
 	long long __a = (long long)(a), __b = (long long)(b); \

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - the project's test tiers
+#
+#   scripts/check.sh          make check: host tests, the x86-64 6.12 guest,
+#                             the harness's own tests, KUnit on x86-64
+#   scripts/check.sh --all    make check-all: also x86-64 6.1, arm64 6.12,
+#                             s390x 6.1 and KUnit on arm64 and s390
+#
+# Every stage prints its own TAP and a "N passed, N failed" line; a stage
+# without one counts as one test, passed if it exited 0.  The run ends with
+# a summary per stage and the total "N passed, N failed".
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+all=""
+[ "${1:-}" = --all ] && all=1
+log=build/check
+mkdir -p "$log"
+
+total_pass=0
+total_fail=0
+summary=()
+
+stage() {
+	local name=$1 p f rc start
+	shift
+	start=$(date +%s)
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log/$name.log"
+	rc=${PIPESTATUS[0]}
+	read -r p f < <(sed -n 's/.* \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' \
+		"$log/$name.log" | tail -1)
+	if [ -z "${p:-}" ]; then
+		p=0 f=0
+		if [ "$rc" -eq 0 ]; then p=1; else f=1; fi
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	summary+=("$(printf '%-22s %5s passed %3s failed  %4ss%s' "$name" "$p" "$f" \
+		"$(( $(date +%s) - start ))" "$([ "$rc" -ne 0 ] && echo "  (exit $rc)")")")
+}
+
+stage setup scripts/setup-host.sh all
+stage build make -s all
+stage host-kunit make -s check-host
+stage corpus make -s check-corpus
+stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+stage bench-host make -s bench-host
+stage style scripts/checkpatch.sh
+stage qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12
+stage harness scripts/qemu/harness-test.sh
+if [ -n "$all" ]; then
+	stage qemu-x86_64-6.1 scripts/qemu/run.sh x86_64 6.1
+	stage qemu-arm64-6.12 scripts/qemu/run.sh arm64 6.12
+	stage qemu-s390x-6.1 scripts/qemu/run.sh s390x 6.1
+fi
+
+echo
+echo "=== summary"
+for s in "${summary[@]}"; do
+	echo "$s"
+done
+echo "check: $total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]
