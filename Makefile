@@ -4,9 +4,11 @@
 #
 #   make                 host tools (scripts/sframe-dump)
 #   make module KDIR=..  the module against a kernel build or header tree
+#   make demo            the module's decoder at work in a stock 6.12 guest
 #   make check           host tests, x86-64 guest, harness tests (README.md)
 #   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
-#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1
+#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug
+#   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder for FUZZ_SECONDS
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make style           checkpatch.pl on the sources
@@ -29,7 +31,7 @@ TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 HOST_TOOLS	:= scripts/sframe-dump
 
 .PHONY: all module modules clean check check-all check-host check-corpus \
-	fuzz-smoke bench-host style help selftests
+	fuzz-smoke bench-host style help selftests demo kunit
 
 all: $(HOST_TOOLS)
 
@@ -77,6 +79,12 @@ check-corpus: scripts/sframe-dump
 
 check:
 	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+kunit:
+	scripts/kunit.sh $(or $(ARCH),x86_64)
 
 check-all:
 	scripts/check.sh --all

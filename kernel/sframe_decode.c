@@ -100,6 +100,8 @@ int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len,
 		return -EBADMSG;
 	if (sec->mem == SFU_MEM_KERNEL)
 		mode = SFU_MEM_KERNEL;
+	else if (mode == SFU_MEM_KERNEL)
+		return -EFAULT;	/* never a plain copy from user memory */
 	return sfu_copy(dst, sec->base + (unsigned long)off, len, mode);
 }
 EXPORT_SYMBOL_GPL(sfu_read);
@@ -196,13 +198,13 @@ static int sfu_parse_preamble(struct sfu_section *sec, struct sfu_elem *e,
 		e->swap = true;
 	} else {
 		sfu_corrupt(sec, "bad magic", e->off);
-		return -ENOEXEC;
+		return e->off ? -EBADMSG : -ENOEXEC;
 	}
 	e->version = h[offsetof(struct sframe_preamble, sfp_version)];
 	e->flags = h[offsetof(struct sframe_preamble, sfp_flags)];
 	if (e->version < SFRAME_VERSION_1 || e->version > SFRAME_VERSION_3) {
 		sfu_corrupt(sec, "unknown version", e->off);
-		return -EPROTONOSUPPORT;
+		return e->off ? -EBADMSG : -EPROTONOSUPPORT;
 	}
 	if (!sfu_flags_valid(e->version, e->flags))
 		return sfu_corrupt(sec, "flags not valid for version", e->off);
@@ -341,7 +343,7 @@ static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
  * fill @out, which has room for the count a first walk returned.
  */
 static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
-			  u32 *nr, u64 *nr_fdes, enum sfu_mem mode)
+			  u32 cap, u32 *nr, u64 *nr_fdes, enum sfu_mem mode)
 {
 	struct sfu_elem tmp, *e;
 	u64 off = 0, ids = 0;
@@ -353,6 +355,10 @@ static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
 			sfu_corrupt(sec, "too many elements", off);
 			return -E2BIG;
 		}
+		/* User memory may change between the two walks. */
+		if (out && n == cap)
+			return sfu_corrupt(sec, "section changed during set-up",
+					   off);
 		e = out ? &out[n] : &tmp;
 		memset(e, 0, sizeof(*e));
 		e->off = off;
@@ -383,13 +389,13 @@ int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
 	u32 n;
 	int ret;
 
-	ret = sfu_walk_elems(sec, NULL, &n, &nr_fdes, mode);
+	ret = sfu_walk_elems(sec, NULL, 0, &n, &nr_fdes, mode);
 	if (ret)
 		return ret;
 	sec->elems = sfu_alloc_array(n, sizeof(*sec->elems));
 	if (!sec->elems)
 		return -ENOMEM;
-	ret = sfu_walk_elems(sec, sec->elems, &n, &nr_fdes, mode);
+	ret = sfu_walk_elems(sec, sec->elems, n, &n, &nr_fdes, mode);
 	if (ret)
 		return ret;
 	sec->nr_elems = n;
@@ -401,8 +407,7 @@ int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
 static u64 sfu_start_anchor(const struct sfu_section *sec,
 			    const struct sfu_elem *e, u32 idx)
 {
-	if (e->version == SFRAME_VERSION_3 ||
-	    (e->flags & SFRAME_F_FDE_FUNC_START_PCREL))
+	if (e->flags & SFRAME_F_FDE_FUNC_START_PCREL)
 		return sec->vaddr + e->fde_off + (u64)idx * e->fde_size;
 	return sec->vaddr + e->off;
 }
@@ -523,6 +528,8 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 		fde->rep_size = SFRAME_V1_PCMASK_REP_SIZE;
 	if (fde->pc_type == SFRAME_FDE_TYPE_PCMASK && !fde->rep_size)
 		return sfu_corrupt(sec, "PCMASK FDE without repeat size", at);
+	if (fde->num_fres > SFU_MAX_FDE_FRES)
+		return sfu_corrupt(sec, "too many FREs in one function", at);
 	min_fre = 1u << fde->fre_type;
 	if ((u64)fde->num_fres * (min_fre + 1) >
 	    elem->fre_off + elem->fre_len - fde->fres_off)
@@ -560,8 +567,8 @@ static int sfu_check_fre(struct sfu_section *sec, const struct sfu_fde *fde,
 	if (fre->start > limit)
 		return sfu_corrupt(sec, "FRE starts past function end",
 				   it->off);
-	if (!first && fre->start < it->prev_start)
-		return sfu_corrupt(sec, "FRE start addresses not ordered",
+	if (!first && fre->start <= it->prev_start)
+		return sfu_corrupt(sec, "FRE start addresses not increasing",
 				   it->off);
 	return 0;
 }

@@ -147,8 +147,7 @@ static void sfu_enc_fde(struct sfu_out *o, const struct sfu_enc_params *p,
 	u64 field = p->vaddr + o->pos;
 	u64 anchor = p->vaddr;
 
-	if (p->version == SFRAME_VERSION_3 ||
-	    (p->flags & SFRAME_F_FDE_FUNC_START_PCREL))
+	if (p->flags & SFRAME_F_FDE_FUNC_START_PCREL)
 		anchor = field;
 	if (p->version == SFRAME_VERSION_3) {
 		sfu_put(o, d->start - anchor, 8);

@@ -339,40 +339,72 @@ int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 }
 EXPORT_SYMBOL_GPL(sfu_find_rule);
 
+/* Every row of one function: read, order-checked, decoded. */
+static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
+			    enum sfu_mem mode)
+{
+	struct sfu_fre_iter it;
+	struct sfu_rule rule;
+	struct sfu_fre fre;
+	int ret;
+
+	sfu_fre_iter_init(fde, &it);
+	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, mode))) {
+		ret = sfu_fre_rule(sec, fde, &fre, &rule);
+		if (ret)
+			return ret;
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int sfu_validate_elem(struct sfu_section *sec,
+			     const struct sfu_elem *e, enum sfu_mem mode)
+{
+	struct sfu_fde fde;
+	u64 rows = 0;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < e->num_fdes; i++) {
+		ret = sfu_read_fde(sec, e, i, &fde, mode);
+		if (ret)
+			return ret;
+		/* Bounds the work: FDEs cannot all claim the same rows. */
+		rows += fde.num_fres;
+		if (rows > e->num_fres) {
+			sec->diag.what = "FDEs claim more FREs than the header";
+			sec->diag.off = e->fde_off + (u64)i * e->fde_size;
+			return -EBADMSG;
+		}
+		ret = sfu_validate_fde(sec, &fde, mode);
+		if (ret)
+			return ret;
+		sfu_cond_resched();
+	}
+	return 0;
+}
+
 /**
  * sfu_section_validate() - check every FDE and FRE of a section
  * @sec: an initialised section
- * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ * @mode: SFU_MEM_USER (may sleep) or SFU_MEM_USER_NOFAULT
  *
  * Reads every descriptor and row and decodes every rule, so that a section
  * that passes cannot fail a lookup for being corrupt (unless it changes).
+ * The FDEs of an element may not claim more rows in all than its header
+ * counts, which bounds the work by the section size.
  *
  * Return: 0 or the first error; @sec->diag says where.
  */
 int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode)
 {
-	struct sfu_fre_iter it;
-	struct sfu_rule rule;
-	struct sfu_fre fre;
-	struct sfu_fde fde;
-	u32 i, j;
+	u32 i;
 	int ret;
 
 	for (i = 0; i < sec->nr_elems; i++) {
-		for (j = 0; j < sec->elems[i].num_fdes; j++) {
-			ret = sfu_read_fde(sec, &sec->elems[i], j, &fde, mode);
-			if (ret)
-				return ret;
-			sfu_fre_iter_init(&fde, &it);
-			while (!(ret = sfu_fre_next(sec, &fde, &it, &fre,
-						    mode))) {
-				ret = sfu_fre_rule(sec, &fde, &fre, &rule);
-				if (ret)
-					return ret;
-			}
-			if (ret != -ENOENT)
-				return ret;
-		}
+		ret = sfu_validate_elem(sec, &sec->elems[i], mode);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

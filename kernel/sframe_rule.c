@@ -63,15 +63,21 @@ static void sfu_fp_default(const struct sfu_fde *fde, struct sfu_loc *fp)
 }
 
 /* A default-FDE RA or FP word: a stack slot, or (s390x V2) a register. */
-static void sfu_default_word(const struct sfu_fde *fde, s32 w,
-			     struct sfu_loc *l)
+static int sfu_default_word(struct sfu_section *sec, const struct sfu_fde *fde,
+			    s32 w, struct sfu_loc *l)
 {
-	if (sfu_is_s390x(fde) && fde->elem->version == SFRAME_VERSION_2 &&
-	    SFRAME_V2_S390X_OFFSET_IS_REGNUM(w))
-		sfu_loc_set(l, SFU_LOC_REG, false,
-			    SFRAME_V2_S390X_OFFSET_DECODE_REGNUM((u32)w), 0);
-	else
+	u32 reg;
+
+	if (!sfu_is_s390x(fde) || fde->elem->version != SFRAME_VERSION_2 ||
+	    !SFRAME_V2_S390X_OFFSET_IS_REGNUM(w)) {
 		sfu_loc_set(l, SFU_LOC_CFA, true, 0, w);
+		return 0;
+	}
+	reg = SFRAME_V2_S390X_OFFSET_DECODE_REGNUM((u32)w);
+	if (w < 0 || reg > SFU_S390X_MAX_DWARF_REG)
+		return sfu_rule_bad(sec, fde, "bad register number");
+	sfu_loc_set(l, SFU_LOC_REG, false, reg, 0);
+	return 0;
 }
 
 static int sfu_rule_default(struct sfu_section *sec, const struct sfu_fde *fde,
@@ -96,12 +102,18 @@ static int sfu_rule_default(struct sfu_section *sec, const struct sfu_fde *fde,
 		w = sfu_fre_sword(fre, i++);
 		/* s390x pads the RA slot with 0 when only FP was saved. */
 		if (!(sfu_is_s390x(fde) && w == SFRAME_FRE_RA_OFFSET_INVALID))
-			sfu_default_word(fde, w, &rule->ra);
+			ret = sfu_default_word(sec, fde, w, &rule->ra);
+		if (ret)
+			return ret;
 	}
 	sfu_fp_default(fde, &rule->fp);
 	if (fde->elem->fixed_fp == SFRAME_CFA_FIXED_FP_INVALID &&
-	    i < fre->nr_words)
-		sfu_default_word(fde, sfu_fre_sword(fre, i++), &rule->fp);
+	    i < fre->nr_words) {
+		ret = sfu_default_word(sec, fde, sfu_fre_sword(fre, i++),
+				       &rule->fp);
+		if (ret)
+			return ret;
+	}
 	if (i != fre->nr_words)
 		return sfu_rule_bad(sec, fde, "too many data words for ABI");
 	return 0;
@@ -221,7 +233,9 @@ static void sfu_rule_init(const struct sfu_fde *fde, struct sfu_rule *rule)
  * @rule: where the rule goes
  *
  * A V3 function without rows is a signal frame when its signal bit is set
- * and an outermost frame otherwise; in V1 and V2 it describes nothing.
+ * (the rule then has no CFA: cfa.kind is SFU_LOC_NONE and the architecture
+ * must decode the signal frame), an outermost frame when it is a default
+ * FDE, and describes nothing otherwise, as in V1 and V2.
  *
  * Return: 0 or -ENOENT.
  */
@@ -230,8 +244,11 @@ int sfu_fde_empty_rule(const struct sfu_fde *fde, struct sfu_rule *rule)
 	if (fde->elem->version != SFRAME_VERSION_3)
 		return -ENOENT;
 	sfu_rule_init(fde, rule);
-	if (!(rule->flags & SFU_RULE_SIGNAL))
-		rule->flags |= SFU_RULE_OUTERMOST;
+	if (rule->flags & SFU_RULE_SIGNAL)
+		return 0;
+	if (fde->fde_type != SFRAME_FDE_TYPE_DEFAULT)
+		return -ENOENT;
+	rule->flags |= SFU_RULE_OUTERMOST;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sfu_fde_empty_rule);

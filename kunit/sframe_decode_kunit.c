@@ -14,6 +14,7 @@
 #include "../scripts/tests/kunit-host.h"
 #endif
 #include "../include/sframe/decode.h"
+#include "../include/sframe/encode.h"
 #include "sframe_test_sections.h"
 
 struct sfu_case {
@@ -322,8 +323,12 @@ static const struct sfu_patch sfu_patches[] = {
 	{ "pcmask without size", 3, AT_FRES1, -1, 0, 1, 0, -EBADMSG },
 	{ "word size 3", 3, AT_FRES0, 1, 0x63, 1, 0, -EBADMSG },
 	{ "fre past function end", 2, AT_FRES0, 0, 0x41, 1, 0, -EBADMSG },
-	{ "fre starts decreasing", 1, AT_FRES0, 3, 0x00, 1, 0, 0 },
+	{ "fre starts repeated", 1, AT_FRES0, 3, 0x00, 1, 0, -EBADMSG },
 	{ "fre starts decreasing", 1, AT_FRES0, 7, 0x01, 1, 0, -EBADMSG },
+	{ "fdes claim more rows", 2, AT_FDE0, 12, 8, 4, 0, -EBADMSG },
+	{ "fdes claim rows of others", 3, AT_HDR, HDR(sfh_num_fres), 1, 4,
+	  0, -EBADMSG },
+	{ "truncated second element", 2, AT_END, 0, 0xdee2, 2, -EBADMSG, 0 },
 	{ "too many words", 3, AT_FRES0, 1, 0x0f, 1, 0, -EBADMSG },
 	{ "trailing garbage", 3, AT_END, 0, 0x01, 1, -EBADMSG, 0 },
 	{ "trailing zero padding", 2, AT_END, 0, 0x00, 1, 0, 0 },
@@ -423,6 +428,38 @@ static void sfu_test_sorted_lie(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/* s390x V2 register words must name a real register. */
+static void sfu_test_s390x_bad_reg(struct kunit *test)
+{
+	static const s32 bad[] = { 0x00020021, -1 };
+	struct sfu_enc_fre row = { .base = SFRAME_BASE_REG_SP, .nr_words = 2 };
+	struct sfu_enc_fde fde = { .start = SFU_TEST_F_ROWS, .size = 0x10,
+				   .nr_fres = 1, .fres = &row };
+	struct sfu_enc_params p = {
+		.version = SFRAME_VERSION_2,
+		.abi = SFRAME_ABI_S390X_ENDIAN_BIG,
+		.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		.vaddr = SFU_TEST_VADDR,
+		.fre_type = SFU_ENC_AUTO,
+		.word_size = SFU_ENC_AUTO,
+	};
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct sfu_section sec;
+	struct sfu_rule rule;
+	unsigned int i;
+	s64 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		row.words[1] = bad[i];
+		len = sfu_encode(&p, &fde, 1, buf, SFU_TEST_BUF_SIZE);
+		KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+		KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_F_ROWS, &rule,
+						    SFU_MEM_KERNEL), -EBADMSG);
+		sfu_section_destroy(&sec);
+	}
+}
+
 static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_unsorted, sfu_case_gen_params),
@@ -432,6 +469,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_malformed, sfu_patch_gen_params),
 	KUNIT_CASE(sfu_test_abi_mismatch),
 	KUNIT_CASE(sfu_test_sorted_lie),
+	KUNIT_CASE(sfu_test_s390x_bad_reg),
 	{}
 };
 

@@ -54,10 +54,14 @@ stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
 stage qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12
 stage harness scripts/qemu/harness-test.sh
+stage kunit-x86_64 scripts/kunit.sh x86_64
 if [ -n "$all" ]; then
 	stage qemu-x86_64-6.1 scripts/qemu/run.sh x86_64 6.1
 	stage qemu-arm64-6.12 scripts/qemu/run.sh arm64 6.12
 	stage qemu-s390x-6.1 scripts/qemu/run.sh s390x 6.1
+	stage qemu-x86_64-debug scripts/qemu/run.sh x86_64 debug
+	stage kunit-arm64 scripts/kunit.sh arm64
+	stage kunit-s390 scripts/kunit.sh s390
 fi
 
 echo

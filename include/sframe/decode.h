@@ -25,7 +25,9 @@
 
 /* Limits that bound every loop of the decoder. */
 #define SFU_MAX_ELEMS			64
-#define SFU_MAX_FDES			BIT(24)
+#define SFU_MAX_FDES			BIT(21)
+/* V3 stores a function's FRE count in 16 bits; V1 and V2 get the same cap. */
+#define SFU_MAX_FDE_FRES		0xffff
 #define SFU_BLOCK_SHIFT_MIN		8
 #define SFU_BLOCK_SHIFT_MAX		63
 #define SFU_MAX_REG			0xffff

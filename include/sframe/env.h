@@ -47,6 +47,11 @@ static inline void sfu_sort(void *base, size_t n, size_t size,
 	sort(base, n, size, cmp, NULL);
 }
 
+static inline void sfu_cond_resched(void)
+{
+	cond_resched();
+}
+
 static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 			   enum sfu_mem mem)
 {
@@ -138,6 +143,10 @@ static inline void sfu_sort(void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *))
 {
 	qsort(base, n, size, cmp);
+}
+
+static inline void sfu_cond_resched(void)
+{
 }
 
 static inline int sfu_copy(void *dst, unsigned long src, size_t len,

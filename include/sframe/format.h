@@ -197,6 +197,8 @@ struct sframe_fda_v3 {
 #define SFRAME_S390X_DWARF_FP		11
 #define SFRAME_S390X_DWARF_RA		14
 #define SFRAME_S390X_DWARF_SP		15
+/* r0-r15, then f0-f15 in the ABI's order. */
+#define SFU_S390X_MAX_DWARF_REG		31
 
 /* ELF glue: section type and program header type. */
 #define SFRAME_SHT_GNU_SFRAME		0x6ffffff4

@@ -5,11 +5,13 @@
 #
 # Usage: scripts/qemu/run.sh ARCH KVER [options]
 #   ARCH     x86_64 | arm64 | s390x
-#   KVER     6.12 | 6.1
+#   KVER     6.12 | 6.1 | debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
 #   --timeout SEC     outer timeout for the whole guest (default 600)
 #   --hang            make the guest hang after its tests (harness test)
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
+#   --extra DIR       copy DIR's contents to /extra in the guest
+#   --no-hostfs       do not share the host's root file system (x86-64)
 #
 # The module and the test programs are built for ARCH against the kernel's
 # own headers, packed with a static busybox into an initramfs, and run by
@@ -35,16 +37,21 @@ die() {
 arch=$1
 kver=$2
 shift 2
-tests="module_load.sh modinfo.sh decode_agree"
+tests="module_load.sh modinfo.sh decode_agree host_tools.sh"
+hostfs=""
+[ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
 timeout_s=600
 hang=""
 out=$root/build/qemu/$arch-$kver
+extra=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--hang) hang=1; shift ;;
 	--out) out=$2; shift 2 ;;
+	--extra) extra=$2; shift 2 ;;
+	--no-hostfs) hostfs=""; shift ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -57,13 +64,25 @@ s390x)	karch=s390; cross=s390x-linux-gnu-; qemu=qemu-system-s390x ;;
 esac
 
 "$root/scripts/setup-host.sh" all
-kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
-img=$("$here/fetch-image.sh" "$arch" "$kver")
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
+if [ "$kver" = debug ]; then
+	[ "$arch" = x86_64 ] || die "the debug kernel is booted on x86_64 only"
+	kdir=$cache/kunit/build-x86_64
+	kernel=$kdir/arch/x86/boot/bzImage
+	[ -f "$kernel" ] || "$root/scripts/kunit.sh" x86_64 > /dev/null ||
+		[ -f "$kernel" ] || die "no debug kernel: scripts/kunit.sh x86_64 failed"
+	img=""
+	rel=$(make -s -C "$kdir" kernelrelease 2> /dev/null)
+	echo "# $prog: $arch debug kernel $rel (KUnit, KASAN, lockdep)"
+else
+	kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
+	img=$("$here/fetch-image.sh" "$arch" "$kver")
+	kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
+	rel=${kernel##*/vmlinu?-}
+	echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"
+fi
 busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
 ksft=$("$root/scripts/fetch-ksft.sh")
-kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
-rel=${kernel##*/vmlinu?-}
-echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"
 
 rm -rf "$out"
 mkdir -p "$out/mod" "$out/testmod" "$out/root"
@@ -108,6 +127,7 @@ cflags="-O2 -static -Wall -Werror -I$ksft"
 	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_print.c" \
 	"$root/kernel/sframe_encode.c"
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
+[ -n "$extra" ] && cp -r "$extra" "$r/extra"
 for t in $tests; do
 	case $t in
 	*.sh) install -m 755 "$root/selftests/$t" "$r/selftests/$t" ;;
@@ -131,6 +151,7 @@ guest_module() {
 	local name=$1 dep f
 	local dir=$img/lib/modules/$rel
 
+	[ -n "$img" ] || return 0
 	dep=$(grep -E "(^|/)$name\.ko(\.xz)?:" "$dir/modules.dep" || true)
 	[ -n "$dep" ] || return 0
 	for f in $(echo "${dep#*:}" | tr ' ' '\n' | tac) "${dep%%:*}"; do
@@ -149,6 +170,11 @@ x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
 *)	echo /dev/hvc0 > "$r/etc/result-dev" ;;
 esac
 [ "$arch" = s390x ] && guest_module virtio_console
+if [ -n "$hostfs" ]; then
+	guest_module 9p
+	guest_module 9pnet_virtio
+	touch "$r/etc/hostfs"
+fi
 
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
 
@@ -162,16 +188,19 @@ common=(-m 1024 -nodefaults -display none -no-reboot
 	-kernel "$kernel" -initrd "$out/initrd.gz")
 case $arch in
 x86_64)
-	args=(-M pc -cpu max -serial "file:$console" -serial "file:$result"
-	      -append "console=ttyS0 $append") ;;
+	args=(-M pc -serial "file:$console" -serial "file:$result"
+	      -append "console=ttyS0 $append")
+	[ -n "$hostfs" ] && args+=(-virtfs
+		"local,path=/,mount_tag=hostroot,security_model=none,readonly=on")
+	;;
 arm64)
-	args=(-M virt -cpu max -serial "file:$console"
+	args=(-M virt -serial "file:$console"
 	      -device virtio-serial-pci
 	      -chardev "file,id=res,path=$result"
 	      -device virtconsole,chardev=res
 	      -append "console=ttyAMA0 $append") ;;
 s390x)
-	args=(-M s390-ccw-virtio -cpu max
+	args=(-M s390-ccw-virtio
 	      -chardev "file,id=con,path=$console"
 	      -device sclpconsole,chardev=con
 	      -device virtio-serial-ccw
@@ -180,9 +209,40 @@ s390x)
 	      -append "console=ttysclp0 $append") ;;
 esac
 
+# KVM only where a probe boot of this very kernel gets to the end of init;
+# the result is remembered per host kernel, QEMU and guest kernel.
+accel=(-accel tcg -cpu max)
+kvm_probe() {
+	local key stamp probe_res=$out/probe.log
+
+	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] || return 1
+	key=$(echo "$(uname -r) $($qemu --version | head -1) $kernel" | md5sum)
+	stamp=$cache/kvm-probe-${key%% *}
+	if [ ! -f "$stamp" ]; then
+		: > "$probe_res"
+		timeout 60 "$qemu" "${common[@]}" -accel kvm -cpu host \
+			-serial null -serial "file:$probe_res" \
+			-append "console=ttyS0 $append sfu_probe" \
+			< /dev/null > /dev/null 2>&1
+		if grep -q '^# sframe-guest: done' "$probe_res"; then
+			echo yes > "$stamp"
+		else
+			echo no > "$stamp"
+		fi
+	fi
+	[ "$(cat "$stamp")" = yes ]
+}
+if kvm_probe; then
+	accel=(-accel kvm -cpu host)
+	echo "# $prog: KVM probe boot succeeded, using KVM"
+else
+	echo "# $prog: using TCG (no working KVM)"
+fi
+
 start=$(date +%s)
 set +e
-timeout --foreground "$timeout_s" "$qemu" "${common[@]}" "${args[@]}" \
+timeout --foreground "$timeout_s" "$qemu" "${common[@]}" "${accel[@]}" \
+	"${args[@]}" \
 	< /dev/null > "$out/qemu.log" 2>&1
 qrc=$?
 set -e
