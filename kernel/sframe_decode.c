@@ -51,7 +51,6 @@ const struct sfu_abi_info *sfu_abi_info(u8 abi)
 		return NULL;
 	return &sfu_abis[abi];
 }
-EXPORT_SYMBOL_GPL(sfu_abi_info);
 
 /**
  * sfu_native_abi() - the ABI id of the machine this code was built for
@@ -72,7 +71,6 @@ u8 sfu_native_abi(void)
 	return SFU_ABI_ANY;
 #endif
 }
-EXPORT_SYMBOL_GPL(sfu_native_abi);
 
 static int sfu_corrupt(struct sfu_section *sec, const char *what, u64 off)
 {
@@ -104,7 +102,6 @@ int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len,
 		return -EFAULT;	/* never a plain copy from user memory */
 	return sfu_copy(dst, sec->base + (unsigned long)off, len, mode);
 }
-EXPORT_SYMBOL_GPL(sfu_read);
 
 /* Read and report a bounds failure with its offset. */
 static int sfu_fetch(struct sfu_section *sec, u64 off, void *dst, size_t len,
@@ -536,7 +533,6 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 		return sfu_corrupt(sec, "FREs run past FRE data", at);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_read_fde);
 
 /**
  * sfu_fre_iter_init() - prepare to walk the FREs of a function
@@ -550,7 +546,6 @@ void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it)
 	it->left = fde->num_fres;
 	it->prev_start = 0;
 }
-EXPORT_SYMBOL_GPL(sfu_fre_iter_init);
 
 static int sfu_check_fre(struct sfu_section *sec, const struct sfu_fde *fde,
 			 struct sfu_fre_iter *it, const struct sfu_fre *fre)
@@ -623,7 +618,6 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 	it->left--;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_fre_next);
 
 /**
  * sfu_fre_sword() - a data word of an FRE as a signed value
@@ -645,7 +639,6 @@ s32 sfu_fre_sword(const struct sfu_fre *fre, unsigned int i)
 		return (s32)w;
 	}
 }
-EXPORT_SYMBOL_GPL(sfu_fre_sword);
 
 const char *sfu_strerror(int err)
 {
@@ -672,4 +665,3 @@ const char *sfu_strerror(int err)
 		return "unknown error";
 	}
 }
-EXPORT_SYMBOL_GPL(sfu_strerror);

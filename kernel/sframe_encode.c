@@ -217,4 +217,3 @@ s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	}
 	return o.pos;
 }
-EXPORT_SYMBOL_GPL(sfu_encode);

@@ -207,7 +207,6 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 		sfu_section_destroy(sec);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(sfu_section_init);
 
 /**
  * sfu_section_destroy() - free what sfu_section_init() allocated
@@ -225,7 +224,6 @@ void sfu_section_destroy(struct sfu_section *sec)
 	sec->nr_fdes = 0;
 	sec->nr_elems = 0;
 }
-EXPORT_SYMBOL_GPL(sfu_section_destroy);
 
 /* Start address and FDE id of sorted position @pos. */
 static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
@@ -295,7 +293,6 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		return -ENOENT;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_find_fde);
 
 /**
  * sfu_find_rule() - the unwind rule in force at a PC
@@ -337,7 +334,6 @@ int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 		return -ENOENT;
 	return sfu_fre_rule(sec, &fde, &best, rule);
 }
-EXPORT_SYMBOL_GPL(sfu_find_rule);
 
 /* Every row of one function: read, order-checked, decoded. */
 static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
@@ -408,4 +404,3 @@ int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_section_validate);

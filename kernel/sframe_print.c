@@ -92,4 +92,3 @@ int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,
 				      sfu_rule_flag_names[i].name);
 	return n < len ? (int)n : (int)len - 1;
 }
-EXPORT_SYMBOL_GPL(sfu_rule_format);

@@ -251,7 +251,6 @@ int sfu_fde_empty_rule(const struct sfu_fde *fde, struct sfu_rule *rule)
 	rule->flags |= SFU_RULE_OUTERMOST;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_fde_empty_rule);
 
 /**
  * sfu_fre_rule() - decode the unwind rule a frame row entry encodes
@@ -281,4 +280,3 @@ int sfu_fre_rule(struct sfu_section *sec, const struct sfu_fde *fde,
 	sfu_rule_flags(fde, fre, rule);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(sfu_fre_rule);

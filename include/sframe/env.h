@@ -102,9 +102,6 @@ typedef int64_t s64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
-#ifndef EXPORT_SYMBOL_GPL
-#define EXPORT_SYMBOL_GPL(sym)
-#endif
 
 #define swab16(x) __builtin_bswap16(x)
 #define swab32(x) __builtin_bswap32(x)

@@ -220,10 +220,10 @@ kvm_probe() {
 	stamp=$cache/kvm-probe-${key%% *}
 	if [ ! -f "$stamp" ]; then
 		: > "$probe_res"
-		timeout 60 "$qemu" "${common[@]}" -accel kvm -cpu host \
+		(timeout 60 "$qemu" "${common[@]}" -accel kvm -cpu host \
 			-serial null -serial "file:$probe_res" \
 			-append "console=ttyS0 $append sfu_probe" \
-			< /dev/null > /dev/null 2>&1
+			< /dev/null > /dev/null 2>&1) 2> /dev/null
 		if grep -q '^# sframe-guest: done' "$probe_res"; then
 			echo yes > "$stamp"
 		else
@@ -259,7 +259,7 @@ if [ "$qrc" -eq 124 ]; then
 elif ! grep -q '^# sframe-guest: done' "$out/tap.log"; then
 	reason="guest did not finish its tests (qemu exit $qrc)"
 fi
-kmsg=$(grep -aE 'WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|kmemleak:|Call Trace:' \
+kmsg=$(grep -aE 'WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|new suspected memory leaks|Call Trace:' \
 	"$console" | head -3 || true)
 if [ -n "$kmsg" ]; then
 	reason="kernel reported a problem: $(echo "$kmsg" | head -1)"
