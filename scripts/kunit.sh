@@ -43,12 +43,26 @@ if [ ! -f "$src/.complete" ]; then
 	touch "$src/.complete"
 fi
 
-# Mirror the sources; cp -u keeps timestamps meaningful for make.
+# Mirror the sources.  Only files whose contents differ are copied, so
+# make rebuilds what changed, whichever checkout ran last; files gone from
+# the checkout go from the mirror too.
+sync_dir() {
+	local from=$1 to=$2 f
+
+	mkdir -p "$to"
+	(cd "$from" && find . -type f) | while read -r f; do
+		cmp -s "$from/$f" "$to/$f" && continue
+		mkdir -p "$(dirname "$to/$f")"
+		cp "$from/$f" "$to/$f"
+	done
+	(cd "$to" && find . -type f \( -name '*.c' -o -name '*.h' \)) |
+		while read -r f; do
+			[ -e "$from/$f" ] || rm -f "$to/$f"
+		done
+}
 dst=$src/lib/sframe_unwind
-mkdir -p "$dst"
 for d in kernel include kunit; do
-	mkdir -p "$dst/$d"
-	cp -ru "$root/$d"/. "$dst/$d"/
+	sync_dir "$root/$d" "$dst/$d"
 done
 cat > "$dst/Makefile" <<'MK'
 # SPDX-License-Identifier: GPL-2.0

@@ -6,7 +6,7 @@
 # use the real perf from Debian's linux-perf package.
 KSFT_SKIP=4
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	echo "# SKIP: no host file system in this guest (x86-64 stock kernels only)"
+	echo "# SKIP: no host file system in this guest (shared on x86-64 stock kernels only)"
 	exit $KSFT_SKIP
 fi
 fail=0

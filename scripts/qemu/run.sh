@@ -171,6 +171,7 @@ x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
 esac
 [ "$arch" = s390x ] && guest_module virtio_console
 if [ -n "$hostfs" ]; then
+	guest_module virtio_pci		# a module on 6.1, built in on 6.12
 	guest_module 9p
 	guest_module 9pnet_virtio
 	touch "$r/etc/hostfs"
