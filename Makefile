@@ -2,7 +2,7 @@
 #
 # sframe-unwind: SFrame user-space stack unwinding as a loadable module.
 #
-#   make                 host tools (scripts/sframe-dump)
+#   make                 host tools (scripts/sframe-dump, scripts/sframe-gen)
 #   make module KDIR=..  the module against a kernel build or header tree
 #   make demo            the module's decoder at work in a stock 6.12 guest
 #   make check           host tests, x86-64 guest, harness tests (README.md)
@@ -28,9 +28,10 @@ TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
-HOST_TOOLS	:= scripts/sframe-dump
+GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c
+HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
 
-.PHONY: all module modules clean check check-all check-host check-corpus \
+.PHONY: all module modules clean check check-all check-host check-corpus check-gen \
 	fuzz-smoke bench-host style help selftests demo kunit
 
 all: $(HOST_TOOLS)
@@ -45,6 +46,10 @@ scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
 		     scripts/elf-sframe.h $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/sframe-dump.c scripts/elf-sframe.c \
 		$(DECODER_SRCS)
+
+scripts/sframe-gen: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
+		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
@@ -76,6 +81,9 @@ check-host: $(O)/decode-test
 
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus
+
+check-gen: scripts/sframe-gen scripts/sframe-dump
+	scripts/tests/gen-oracle.sh $(O)/gen
 
 check:
 	scripts/check.sh

@@ -49,6 +49,7 @@ stage setup scripts/setup-host.sh all
 stage build make -s all
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
+stage gen-oracle make -s check-gen
 stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh

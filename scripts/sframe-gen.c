@@ -1,0 +1,979 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-gen: derive an SFrame section from the .eh_frame of an ELF file.
+ *
+ *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] -o OUT ELF
+ *   sframe-gen --dump-rows ELF
+ *     --version=N   SFrame version to write: 3 (default) or 2
+ *     --vaddr ADDR  address the section is encoded for (default 0)
+ *     --stats       print FDEs, FREs, bytes and the functions left out
+ *     -v            name every function left out or cut, and why
+ *     -o OUT        the raw section
+ *     --dump-rows   print the CFI interpreter's rows instead, one line per
+ *                   row: "START END RULE" (decimal, [START, END)), RULE in
+ *                   the words of sfu_rule_format(); for the tests, and for
+ *                   any architecture the reader knows
+ *
+ * Every FDE of .eh_frame is interpreted row by row (scripts/eh-frame.c) and
+ * each row becomes an SFrame FRE.  A function whose first row SFrame cannot
+ * express is left out; one that becomes inexpressible later is cut there
+ * (its SFrame FDE ends at that address).  V3 uses flexible FDEs for rules
+ * the default FDE cannot hold (CFA = *(reg + off) under DRAP, CFA based on
+ * another register, RA or FP in a register or at a register-based address).
+ * Consecutive rows that encode the same FRE are merged.
+ *
+ * The output is a raw section, FDEs sorted, with
+ * SFRAME_F_FDE_FUNC_START_PCREL: each function start is stored relative to
+ * its own field, so the bytes depend on where the section will sit.  They
+ * are computed for --vaddr (default 0); `sframe-dump --vaddr ADDR` must be
+ * given the same address to decode the starts.
+ *
+ * Only x86-64 (AMD64) is converted so far; the per-architecture part is
+ * the row-to-FRE conversion in struct gen_arch.
+ */
+#include <elf.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/sframe/decode.h"
+#include "../include/sframe/encode.h"
+#include "eh-frame.h"
+#include "elf-sframe.h"
+
+/* Indexes of the registers the rows carry. */
+#define GEN_RA			0
+#define GEN_FP			1
+#define GEN_NR_TRACKED		2
+
+#define GEN_FDE_V2_ANCHOR_MAX	INT32_MAX
+/* AMD64: the call pushed the return address just below the CFA. */
+#define GEN_AMD64_RA_OFF	(-8)
+#define GEN_FRES_GROW		4096
+#define GEN_ROWS_GROW		64
+#define GEN_FDES_GROW		1024
+#define GEN_EXIT_USAGE		2
+#define GEN_PERCENT		100.0
+#define GEN_TEXT_MAX		48
+#define GEN_REG_TEXT_MAX	16
+
+/* Why a function, or the rest of one, has no SFrame description. */
+enum gen_why {
+	WHY_NONE,
+	WHY_CFA_NONE,
+	WHY_CFA_RULE,
+	WHY_CFA_FLEX,
+	WHY_CFA_RANGE,
+	WHY_RA_RULE,
+	WHY_RA_FLEX,
+	WHY_RA_RANGE,
+	WHY_RA_MANGLED,
+	WHY_FP_RULE,
+	WHY_FP_FLEX,
+	WHY_FP_RANGE,
+	WHY_FP_UNDEF,
+	WHY_FRES,
+	WHY_SIZE,
+	WHY_EMPTY,
+	WHY_OVERLAP,
+	WHY_CFI,
+	WHY_NR
+};
+
+static const char *const gen_why_text[WHY_NR] = {
+	[WHY_NONE] = "-",
+	[WHY_CFA_NONE] = "CFA: no rule",
+	[WHY_CFA_RULE] = "CFA: expression other than reg+off or *(reg+off)",
+	[WHY_CFA_FLEX] = "CFA: not SP/FP + offset (needs V3 flex)",
+	[WHY_CFA_RANGE] = "CFA: offset or register out of range",
+	[WHY_RA_RULE] = "RA: rule SFrame cannot express",
+	[WHY_RA_FLEX] = "RA: not at CFA-8 (needs V3 flex)",
+	[WHY_RA_RANGE] = "RA: offset or register out of range",
+	[WHY_RA_MANGLED] = "RA: signed return address",
+	[WHY_FP_RULE] = "FP: rule SFrame cannot express",
+	[WHY_FP_FLEX] = "FP: not saved at CFA+off (needs V3 flex)",
+	[WHY_FP_RANGE] = "FP: offset or register out of range",
+	[WHY_FP_UNDEF] = "FP: undefined",
+	[WHY_FRES] = "more FREs than an FDE can hold",
+	[WHY_SIZE] = "address range of 4 GiB or more",
+	[WHY_EMPTY] = "empty address range",
+	[WHY_OVERLAP] = "overlaps an earlier function",
+	[WHY_CFI] = "CFI program error",
+};
+
+/* The reasons one entity (CFA, RA, FP) can fail with. */
+struct gen_ent_why {
+	enum gen_why rule;
+	enum gen_why range;
+};
+
+enum gen_ent { GEN_ENT_CFA, GEN_ENT_RA, GEN_ENT_FP };
+
+static const struct gen_ent_why gen_ent_whys[] = {
+	[GEN_ENT_CFA] = { WHY_CFA_RULE, WHY_CFA_RANGE },
+	[GEN_ENT_RA] = { WHY_RA_RULE, WHY_RA_RANGE },
+	[GEN_ENT_FP] = { WHY_FP_RULE, WHY_FP_RANGE },
+};
+
+struct gen_arch;
+
+/* Row to FRE: WHY_NONE and @fre filled in, or the reason it cannot be. */
+typedef enum gen_why (*gen_fre_fn)(const struct gen_arch *a,
+				   const struct ehf_row *row, bool flex,
+				   struct sfu_enc_fre *fre);
+
+struct gen_arch {
+	u16 machine;
+	const char *name;
+	u8 abi;
+	s8 fixed_fp;
+	s8 fixed_ra;
+	u32 sp_reg;
+	u32 fp_reg;
+	bool ra_in_reg;		/* RA lives in a register at entry (LR, r14) */
+	gen_fre_fn fre;		/* NULL: not supported yet */
+};
+
+/* One function as it will be emitted, or why it is not. */
+struct gen_fde {
+	u64 start;
+	u64 size;		/* after any cut */
+	u64 full_size;		/* the FDE's whole range */
+	u64 eh_off;		/* the FDE in .eh_frame */
+	u32 fre_first;		/* index into gen.fres */
+	u32 nr_fres;
+	u8 fde_type;
+	bool signal;
+	bool emitted;
+	enum gen_why why;	/* skipped, or cut, because of this */
+	u64 why_pc;		/* the first address not described */
+};
+
+struct gen_opts {
+	u8 version;
+	u64 vaddr;
+	bool stats;
+	bool verbose;
+	bool dump_rows;
+	const char *out;
+	const char *in;
+};
+
+struct gen {
+	const struct gen_arch *arch;
+	const struct gen_opts *o;
+	struct ehf_section eh;
+	struct ehf_elf elf;
+	struct gen_fde *fdes;
+	u32 nr_fdes;
+	u32 cap_fdes;
+	struct sfu_enc_fre *fres;
+	u32 nr_fres;
+	u32 cap_fres;
+	struct ehf_row *rows;	/* the current function's rows */
+	u32 nr_rows;
+	u32 cap_rows;
+	u64 out_bytes;
+};
+
+/* ---- rows to FREs ---- */
+
+static bool gen_fits_s32(s64 v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/*
+ * @l as a V3 flexible (control word, offset) pair.  A register with no
+ * rule of its own (FP unchanged, RA in its register) gives the zero pair.
+ */
+static enum gen_why gen_flex_pair(const struct gen_arch *a,
+				  const struct ehf_loc *l, enum gen_ent ent,
+				  u32 *ctrl, s32 *off)
+{
+	const struct gen_ent_why *w = &gen_ent_whys[ent];
+	bool no_rule = l->kind == EHF_RULE_UNSPEC || l->kind == EHF_RULE_SAME;
+
+	*ctrl = 0;
+	*off = 0;
+	if (ent == GEN_ENT_CFA && l->kind == EHF_RULE_UNSPEC)
+		return WHY_CFA_NONE;
+	if (no_rule && (ent == GEN_ENT_FP ||
+			(ent == GEN_ENT_RA && a->ra_in_reg)))
+		return WHY_NONE;
+	if (ent == GEN_ENT_FP && l->kind == EHF_RULE_UNDEF)
+		return WHY_FP_UNDEF;
+	if (l->kind != EHF_RULE_LOC || l->deref > 1 ||
+	    (l->cfa_based && !l->deref))
+		return w->rule;
+	if (!gen_fits_s32(l->off) || l->reg > SFU_MAX_REG)
+		return w->range;
+	*off = (s32)l->off;
+	if (l->cfa_based)
+		*ctrl = SFRAME_V3_FLEX_CTRL(0, 1, 0);
+	else
+		*ctrl = SFRAME_V3_FLEX_CTRL(l->reg, l->deref, 1);
+	return WHY_NONE;
+}
+
+static void gen_word(struct sfu_enc_fre *f, s32 w, bool ctrl)
+{
+	if (ctrl)
+		f->ctrl_mask |= 1u << f->nr_words;
+	f->words[f->nr_words++] = w;
+}
+
+/* Default FDE: CFA = SP/FP + off, RA = *(CFA + fixed), FP = *(CFA + off). */
+static enum gen_why gen_default(const struct gen_arch *a,
+				const struct ehf_row *row,
+				struct sfu_enc_fre *f)
+{
+	const struct ehf_loc *cfa = &row->cfa, *ra = &row->reg[GEN_RA];
+	enum gen_why why;
+	u32 ctrl;
+	s32 off;
+
+	why = gen_flex_pair(a, cfa, GEN_ENT_CFA, &ctrl, &off);
+	if (why)
+		return why;
+	if (cfa->deref || (cfa->reg != a->sp_reg && cfa->reg != a->fp_reg))
+		return WHY_CFA_FLEX;
+	f->base = cfa->reg == a->sp_reg ? SFRAME_BASE_REG_SP :
+					  SFRAME_BASE_REG_FP;
+	gen_word(f, off, false);
+	why = gen_flex_pair(a, ra, GEN_ENT_RA, &ctrl, &off);
+	if (why)
+		return why;
+	if (!ra->cfa_based || ra->off != a->fixed_ra)
+		return WHY_RA_FLEX;
+	why = gen_flex_pair(a, &row->reg[GEN_FP], GEN_ENT_FP, &ctrl, &off);
+	if (why || !ctrl)
+		return why;
+	if (!row->reg[GEN_FP].cfa_based)
+		return WHY_FP_FLEX;
+	gen_word(f, off, false);
+	return WHY_NONE;
+}
+
+/* Flexible FDE: (control, offset) pairs for CFA, then RA, then FP. */
+static enum gen_why gen_flex(const struct gen_arch *a,
+			     const struct ehf_row *row, struct sfu_enc_fre *f)
+{
+	const struct ehf_loc *ra = &row->reg[GEN_RA];
+	u32 ctrl, ra_ctrl, fp_ctrl;
+	s32 off, ra_off, fp_off;
+	enum gen_why why;
+
+	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &ctrl, &off);
+	if (why)
+		return why;
+	gen_word(f, (s32)ctrl, true);
+	gen_word(f, off, false);
+	why = gen_flex_pair(a, ra, GEN_ENT_RA, &ra_ctrl, &ra_off);
+	if (!why)
+		why = gen_flex_pair(a, &row->reg[GEN_FP], GEN_ENT_FP,
+				    &fp_ctrl, &fp_off);
+	if (why)
+		return why;
+	/* RA where the header's fixed offset puts it needs no pair. */
+	if (a->fixed_ra && ra->kind == EHF_RULE_LOC && ra->cfa_based &&
+	    ra->off == a->fixed_ra)
+		ra_ctrl = 0;
+	if (ra_ctrl) {
+		gen_word(f, (s32)ra_ctrl, true);
+		gen_word(f, ra_off, false);
+	} else if (fp_ctrl) {
+		gen_word(f, SFRAME_FRE_RA_OFFSET_INVALID, true);
+	}
+	if (fp_ctrl) {
+		gen_word(f, (s32)fp_ctrl, true);
+		gen_word(f, fp_off, false);
+	}
+	return WHY_NONE;
+}
+
+static enum gen_why gen_amd64_fre(const struct gen_arch *a,
+				  const struct ehf_row *row, bool flex,
+				  struct sfu_enc_fre *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (row->ra_mangled)
+		return WHY_RA_MANGLED;
+	/* RA undefined: the outermost frame, a row without data words. */
+	if (row->reg[GEN_RA].kind == EHF_RULE_UNDEF)
+		return WHY_NONE;
+	return flex ? gen_flex(a, row, f) : gen_default(a, row, f);
+}
+
+static const struct gen_arch gen_arches[] = {
+	{
+		.machine = EM_X86_64, .name = "amd64",
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.fixed_ra = GEN_AMD64_RA_OFF,
+		.sp_reg = SFRAME_AMD64_DWARF_SP,
+		.fp_reg = SFRAME_AMD64_DWARF_FP,
+		.fre = gen_amd64_fre,
+	},
+	{
+		.machine = EM_AARCH64, .name = "aarch64",
+		.abi = SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
+		.sp_reg = SFRAME_AARCH64_DWARF_SP,
+		.fp_reg = SFRAME_AARCH64_DWARF_FP,
+		.ra_in_reg = true,
+	},
+	{
+		.machine = EM_S390, .name = "s390x",
+		.abi = SFRAME_ABI_S390X_ENDIAN_BIG,
+		.sp_reg = SFRAME_S390X_DWARF_SP,
+		.fp_reg = SFRAME_S390X_DWARF_FP,
+		.ra_in_reg = true,
+	},
+};
+
+/* ---- growing arrays ---- */
+
+static void *gen_grow(void *p, u32 *cap, u32 need, size_t size, u32 step)
+{
+	u32 ncap;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	/* Grow geometrically, by at least @step. */
+	if (__builtin_add_overflow(need, *cap > step ? *cap : step, &ncap))
+		return NULL;
+	n = realloc(p, (size_t)ncap * size);
+	if (n)
+		*cap = ncap;
+	return n;
+}
+
+static int gen_row_cb(const struct ehf_row *row, void *arg)
+{
+	struct gen *g = arg;
+	struct ehf_row *rows;
+
+	rows = gen_grow(g->rows, &g->cap_rows, g->nr_rows + 1, sizeof(*rows),
+			GEN_ROWS_GROW);
+	if (!rows)
+		return -ENOMEM;
+	g->rows = rows;
+	g->rows[g->nr_rows++] = *row;
+	return 0;
+}
+
+/* The rows of @fde in g->rows. */
+static int gen_collect_rows(struct gen *g, const struct ehf_fde *fde)
+{
+	static const struct ehf_track track = {
+		.reg = { [GEN_RA] = EHF_REG_RA }, .nr = GEN_NR_TRACKED,
+	};
+	struct ehf_track t = track;
+
+	t.reg[GEN_FP] = g->arch->fp_reg;
+	g->nr_rows = 0;
+	return ehf_fde_rows(&g->eh, fde, &t, gen_row_cb, g);
+}
+
+/* ---- one function ---- */
+
+static bool gen_same_fre(const struct sfu_enc_fre *a,
+			 const struct sfu_enc_fre *b)
+{
+	return a->base == b->base && a->mangled == b->mangled &&
+	       a->nr_words == b->nr_words && a->ctrl_mask == b->ctrl_mask &&
+	       !memcmp(a->words, b->words, a->nr_words * sizeof(a->words[0]));
+}
+
+/* The first row in [0, nr) that @flex cannot describe, and why. */
+static u32 gen_first_bad(struct gen *g, bool flex, enum gen_why *why)
+{
+	struct sfu_enc_fre f;
+	u32 i;
+
+	*why = WHY_NONE;
+	for (i = 0; i < g->nr_rows; i++) {
+		*why = g->arch->fre(g->arch, &g->rows[i], flex, &f);
+		if (*why)
+			return i;
+	}
+	return i;
+}
+
+/* Encode rows [0, @cut) of the current function into @d's FREs. */
+static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut, bool flex)
+{
+	struct sfu_enc_fre f, *fres, *prev = NULL;
+	u32 i;
+
+	d->fre_first = g->nr_fres;
+	for (i = 0; i < cut; i++) {
+		g->arch->fre(g->arch, &g->rows[i], flex, &f);
+		if (prev && gen_same_fre(prev, &f))
+			continue;
+		if (d->nr_fres == SFU_MAX_FDE_FRES) {
+			d->why = WHY_FRES;
+			d->why_pc = g->rows[i].pc;
+			d->size = g->rows[i].pc - d->start;
+			break;
+		}
+		fres = gen_grow(g->fres, &g->cap_fres, g->nr_fres + 1,
+				sizeof(*fres), GEN_FRES_GROW);
+		if (!fres)
+			return -ENOMEM;
+		g->fres = fres;
+		f.start = (u32)(g->rows[i].pc - d->start);
+		g->fres[g->nr_fres] = f;
+		prev = &g->fres[g->nr_fres++];
+		d->nr_fres++;
+	}
+	return 0;
+}
+
+/* Choose the FDE type and where the description ends. */
+static int gen_describe(struct gen *g, struct gen_fde *d)
+{
+	enum gen_why why_def, why_flex;
+	u32 cut, cut_flex;
+	bool flex = false;
+
+	cut = gen_first_bad(g, false, &why_def);
+	d->why = why_def;
+	if (cut < g->nr_rows && g->o->version == SFRAME_VERSION_3) {
+		cut_flex = gen_first_bad(g, true, &why_flex);
+		if (cut_flex > cut) {
+			flex = true;
+			cut = cut_flex;
+			d->why = why_flex;
+		}
+	}
+	if (cut < g->nr_rows) {
+		d->why_pc = g->rows[cut].pc;
+		d->size = g->rows[cut].pc - d->start;
+	}
+	if (!cut)
+		return 0;
+	d->fde_type = flex ? SFRAME_FDE_TYPE_FLEX : SFRAME_FDE_TYPE_DEFAULT;
+	d->emitted = true;
+	return gen_fres(g, d, cut, flex);
+}
+
+static void gen_warn_cfi(struct gen *g, const struct ehf_fde *fde)
+{
+	fprintf(stderr,
+		"sframe-gen: %s: warning: .eh_frame+0x%" PRIx64
+		": %s; function at 0x%" PRIx64 " left out\n",
+		g->o->in, g->eh.err.off, g->eh.err.what, fde->pc_begin);
+}
+
+static int gen_function(struct gen *g, const struct ehf_fde *fde)
+{
+	struct gen_fde *d;
+	int ret;
+
+	d = gen_grow(g->fdes, &g->cap_fdes, g->nr_fdes + 1, sizeof(*d),
+		     GEN_FDES_GROW);
+	if (!d)
+		return -ENOMEM;
+	g->fdes = d;
+	d = &g->fdes[g->nr_fdes++];
+	memset(d, 0, sizeof(*d));
+	d->start = fde->pc_begin;
+	d->size = fde->pc_range;
+	d->full_size = fde->pc_range;
+	d->eh_off = fde->off;
+	d->why_pc = fde->pc_begin;
+	d->signal = fde->cie.signal && g->o->version == SFRAME_VERSION_3;
+	if (!fde->pc_range) {
+		d->why = WHY_EMPTY;
+		return 0;
+	}
+	if (fde->pc_range > UINT32_MAX) {
+		d->why = WHY_SIZE;
+		return 0;
+	}
+	ret = gen_collect_rows(g, fde);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		gen_warn_cfi(g, fde);
+		d->why = WHY_CFI;
+		return 0;
+	}
+	return gen_describe(g, d);
+}
+
+/* ---- the whole section ---- */
+
+static int gen_cmp_fde(const void *pa, const void *pb)
+{
+	const struct gen_fde *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->eh_off < b->eh_off ? -1 : a->eh_off > b->eh_off;
+}
+
+/* Sort by start and drop what overlaps an earlier emitted function. */
+static void gen_sort(struct gen *g)
+{
+	u64 end = 0;
+	bool any = false;
+	u32 i;
+
+	qsort(g->fdes, g->nr_fdes, sizeof(*g->fdes), gen_cmp_fde);
+	for (i = 0; i < g->nr_fdes; i++) {
+		if (!g->fdes[i].emitted)
+			continue;
+		if (any && g->fdes[i].start < end) {
+			g->fdes[i].emitted = false;
+			g->fdes[i].why = WHY_OVERLAP;
+			g->fdes[i].why_pc = g->fdes[i].start;
+			continue;
+		}
+		end = g->fdes[i].start + g->fdes[i].size;
+		any = true;
+	}
+}
+
+typedef int (*gen_fde_fn)(struct gen *g, const struct ehf_fde *fde);
+
+static int gen_oom(void)
+{
+	fprintf(stderr, "sframe-gen: out of memory\n");
+	return -ENOMEM;
+}
+
+/* Call @fn for every FDE of .eh_frame. */
+static int gen_read(struct gen *g, gen_fde_fn fn)
+{
+	struct ehf_iter it;
+	struct ehf_fde fde;
+	int ret;
+
+	ehf_iter_init(&it);
+	while ((ret = ehf_next_fde(&g->eh, &it, &fde)) == 1) {
+		ret = fn(g, &fde);
+		if (ret)
+			break;
+	}
+	if (ret == -ENOMEM)
+		return gen_oom();
+	if (ret)
+		fprintf(stderr, "sframe-gen: %s: .eh_frame+0x%" PRIx64 ": %s\n",
+			g->o->in, g->eh.err.off, g->eh.err.what);
+	return ret;
+}
+
+/* V2 stores function starts in 32 bits, relative to their field. */
+static int gen_check_v2(struct gen *g, const struct sfu_enc_fde *fdes, u32 n)
+{
+	u64 field = g->o->vaddr + sizeof(struct sframe_header);
+	s64 rel;
+	u32 i;
+
+	if (g->o->version != SFRAME_VERSION_2)
+		return 0;
+	for (i = 0; i < n; i++, field += sizeof(struct sframe_fde_v2)) {
+		rel = (s64)(fdes[i].start - field);
+		if (rel < INT32_MIN || rel > GEN_FDE_V2_ANCHOR_MAX) {
+			fprintf(stderr,
+				"sframe-gen: %s: function at 0x%" PRIx64
+				" is too far from a V2 section at 0x%" PRIx64 "\n",
+				g->o->in, fdes[i].start, g->o->vaddr);
+			return -ERANGE;
+		}
+	}
+	return 0;
+}
+
+static void gen_enc_params(const struct gen *g, struct sfu_enc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = g->o->version;
+	p->abi = g->arch->abi;
+	p->flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
+	p->fixed_fp = g->arch->fixed_fp;
+	p->fixed_ra = g->arch->fixed_ra;
+	p->vaddr = g->o->vaddr;
+	p->fre_type = SFU_ENC_AUTO;
+	p->word_size = SFU_ENC_AUTO;
+}
+
+static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
+{
+	const struct gen_fde *d;
+	u32 i, n = 0;
+
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (!d->emitted)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].start = d->start;
+		out[n].size = (u32)d->size;
+		out[n].pc_type = SFRAME_FDE_TYPE_PCINC;
+		out[n].fde_type = d->fde_type;
+		out[n].signal = d->signal;
+		out[n].nr_fres = d->nr_fres;
+		out[n].fres = &g->fres[d->fre_first];
+		n++;
+	}
+	return n;
+}
+
+static int gen_write_file(const char *path, const u8 *buf, size_t len)
+{
+	FILE *fp = fopen(path, "wb");
+	int ret = 0;
+
+	if (!fp) {
+		perror(path);
+		return -errno;
+	}
+	if (fwrite(buf, 1, len, fp) != len)
+		ret = -EIO;
+	if (fclose(fp))
+		ret = -EIO;
+	if (ret)
+		fprintf(stderr, "sframe-gen: %s: write failed\n", path);
+	return ret;
+}
+
+static int gen_write(struct gen *g)
+{
+	struct sfu_enc_fde *fdes = calloc(g->nr_fdes + 1, sizeof(*fdes));
+	struct sfu_enc_params p;
+	u8 *buf;
+	s64 len;
+	u32 n;
+	int ret;
+
+	if (!fdes)
+		return gen_oom();
+	n = gen_enc_fdes(g, fdes);
+	gen_enc_params(g, &p);
+	ret = gen_check_v2(g, fdes, n);
+	if (ret)
+		goto free_fdes;
+	len = sfu_encode(&p, fdes, n, NULL, 0);
+	buf = malloc(len);
+	if (!buf) {
+		ret = gen_oom();
+		goto free_fdes;
+	}
+	sfu_encode(&p, fdes, n, buf, len);
+	g->out_bytes = len;
+	ret = gen_write_file(g->o->out, buf, len);
+	free(buf);
+free_fdes:
+	free(fdes);
+	return ret;
+}
+
+/* ---- statistics ---- */
+
+struct gen_tally {
+	u32 emitted[SFRAME_FDE_TYPE_FLEX + 1];
+	u32 cut[WHY_NR];
+	u32 skipped[WHY_NR];
+	u32 nr_cut;
+	u32 nr_skipped;
+	u64 covered;
+	u64 with_cfi;
+};
+
+static void gen_count(const struct gen *g, struct gen_tally *t)
+{
+	const struct gen_fde *d;
+	u32 i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (d->why != WHY_EMPTY)
+			t->with_cfi += d->full_size;
+		if (!d->emitted) {
+			t->skipped[d->why]++;
+			t->nr_skipped++;
+			continue;
+		}
+		t->emitted[d->fde_type]++;
+		t->covered += d->size;
+		if (d->why) {
+			t->cut[d->why]++;
+			t->nr_cut++;
+		}
+	}
+}
+
+static void gen_print_whys(const char *title, const u32 *counts)
+{
+	unsigned int i;
+
+	for (i = WHY_NONE + 1; i < WHY_NR; i++)
+		if (counts[i])
+			printf("  %-9s %8u  %s\n", title, counts[i],
+			       gen_why_text[i]);
+}
+
+static void gen_stats(const struct gen *g)
+{
+	struct gen_tally t;
+
+	gen_count(g, &t);
+	printf("sframe-gen: %s: SFrame V%u for %s at vaddr 0x%" PRIx64 "\n",
+	       g->o->in, g->o->version, g->arch->name, g->o->vaddr);
+	printf("  .eh_frame %8" PRIu64 " bytes, %u CIEs, %u FDEs\n",
+	       g->eh.size, g->eh.nr_cies, g->nr_fdes);
+	printf("  FDEs      %8u  (%u default, %u flex), %u cut short\n",
+	       t.emitted[SFRAME_FDE_TYPE_DEFAULT] +
+	       t.emitted[SFRAME_FDE_TYPE_FLEX],
+	       t.emitted[SFRAME_FDE_TYPE_DEFAULT],
+	       t.emitted[SFRAME_FDE_TYPE_FLEX], t.nr_cut);
+	printf("  FREs      %8u\n", g->nr_fres);
+	printf("  bytes     %8" PRIu64 "\n", g->out_bytes);
+	printf("  skipped   %8u  functions\n", t.nr_skipped);
+	gen_print_whys("skipped", t.skipped);
+	gen_print_whys("cut", t.cut);
+	printf("  coverage  %" PRIu64 " of %" PRIu64 " bytes with CFI (%.2f%%)\n",
+	       t.covered, t.with_cfi,
+	       t.with_cfi ? GEN_PERCENT * t.covered / t.with_cfi : GEN_PERCENT);
+}
+
+static void gen_verbose(const struct gen *g)
+{
+	const struct gen_fde *d;
+	u32 i;
+
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (d->why == WHY_NONE || d->why == WHY_EMPTY)
+			continue;
+		fprintf(stderr,
+			"sframe-gen: %s 0x%" PRIx64 "..0x%" PRIx64
+			" (FDE .eh_frame+0x%" PRIx64 ") at 0x%" PRIx64 ": %s\n",
+			d->emitted ? "cut" : "skipped", d->start,
+			d->start + d->full_size, d->eh_off, d->why_pc,
+			gen_why_text[d->why]);
+	}
+}
+
+/* ---- --dump-rows ---- */
+
+static void gen_reg_text(const struct gen_arch *a, u32 reg, char *buf,
+			 size_t len)
+{
+	if (reg == a->sp_reg)
+		snprintf(buf, len, "sp");
+	else if (reg == a->fp_reg)
+		snprintf(buf, len, "fp");
+	else
+		snprintf(buf, len, "r%u", reg);
+}
+
+/* @l in the words of sfu_rule_format(); "?exp" where it has none. */
+static void gen_loc_text(const struct gen_arch *a, const struct ehf_loc *l,
+			 char *buf, size_t len)
+{
+	char base[GEN_REG_TEXT_MAX];
+
+	if (l->kind == EHF_RULE_UNSPEC || l->kind == EHF_RULE_SAME) {
+		snprintf(buf, len, "same");
+		return;
+	}
+	if (l->kind == EHF_RULE_UNDEF) {
+		snprintf(buf, len, "undef");
+		return;
+	}
+	if (l->kind != EHF_RULE_LOC || l->deref > 1) {
+		snprintf(buf, len, "?exp");
+		return;
+	}
+	if (l->cfa_based)
+		snprintf(base, sizeof(base), "cfa");
+	else
+		gen_reg_text(a, l->reg, base, sizeof(base));
+	if (l->deref)
+		snprintf(buf, len, "*(%s%+" PRId64 ")", base, l->off);
+	else if (l->off)
+		snprintf(buf, len, "%s%+" PRId64, base, l->off);
+	else
+		snprintf(buf, len, "%s", base);
+}
+
+static void gen_dump_row(const struct gen_arch *a, const struct ehf_row *r)
+{
+	char cfa[GEN_TEXT_MAX], ra[GEN_TEXT_MAX], fp[GEN_TEXT_MAX];
+
+	printf("%" PRIu64 " %" PRIu64 " ", r->pc, r->end);
+	if (r->reg[GEN_RA].kind == EHF_RULE_UNDEF) {
+		printf("outermost\n");
+		return;
+	}
+	if (r->cfa.kind == EHF_RULE_UNSPEC)
+		snprintf(cfa, sizeof(cfa), "?");
+	else
+		gen_loc_text(a, &r->cfa, cfa, sizeof(cfa));
+	gen_loc_text(a, &r->reg[GEN_RA], ra, sizeof(ra));
+	gen_loc_text(a, &r->reg[GEN_FP], fp, sizeof(fp));
+	printf("cfa=%s ra=%s fp=%s\n", cfa, ra, fp);
+}
+
+static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
+{
+	u32 i;
+	int ret;
+
+	if (!fde->pc_range)
+		return 0;
+	ret = gen_collect_rows(g, fde);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		printf("%" PRIu64 " %" PRIu64 " ?cfi-error\n", fde->pc_begin,
+		       fde->pc_begin + fde->pc_range);
+		return 0;
+	}
+	for (i = 0; i < g->nr_rows; i++)
+		gen_dump_row(g->arch, &g->rows[i]);
+	return 0;
+}
+
+/* ---- main ---- */
+
+static void gen_usage(void)
+{
+	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] -o OUT ELF\n",
+	      stderr);
+	fputs("       sframe-gen --dump-rows ELF\n", stderr);
+	exit(GEN_EXIT_USAGE);
+}
+
+static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "version", required_argument, NULL, 'V' },
+		{ "vaddr", required_argument, NULL, 'a' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dump-rows", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	o->version = SFRAME_VERSION_3;
+	while ((c = getopt_long(argc, argv, "o:v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			o->version = (u8)strtoul(optarg, &end, 0);
+			if (*end || (o->version != SFRAME_VERSION_2 &&
+				     o->version != SFRAME_VERSION_3))
+				gen_usage();
+			break;
+		case 'a':
+			o->vaddr = strtoull(optarg, &end, 0);
+			if (*end)
+				gen_usage();
+			break;
+		case 's':
+			o->stats = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'd':
+			o->dump_rows = true;
+			break;
+		default:
+			gen_usage();
+		}
+	}
+	if (optind != argc - 1 || (!o->out && !o->dump_rows))
+		gen_usage();
+	o->in = argv[optind];
+}
+
+static int gen_pick_arch(struct gen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(gen_arches); i++) {
+		if (gen_arches[i].machine != g->elf.machine)
+			continue;
+		if (!gen_arches[i].fre && !g->o->dump_rows)
+			break;
+		g->arch = &gen_arches[i];
+		return 0;
+	}
+	fprintf(stderr, "sframe-gen: %s: e_machine %u is not supported yet\n",
+		g->o->in, g->elf.machine);
+	return -EOPNOTSUPP;
+}
+
+static int gen_open(struct gen *g, struct sfu_file *f)
+{
+	struct ehf_error err;
+	int ret;
+
+	if (sfu_file_load(g->o->in, f)) {
+		perror(g->o->in);
+		return -ENOENT;
+	}
+	ret = ehf_elf_open(f, &g->elf, &err);
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, err.what);
+	} else if (g->elf.type != ET_EXEC && g->elf.type != ET_DYN) {
+		fprintf(stderr, "sframe-gen: %s: not an executable or shared object\n",
+			g->o->in);
+		ret = -ENOEXEC;
+	} else {
+		ret = gen_pick_arch(g);
+	}
+	if (ret)
+		sfu_file_free(f);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static struct gen g;
+	struct gen_opts o = { 0 };
+	struct sfu_file f;
+	int ret;
+
+	gen_parse_args(&o, argc, argv);
+	g.o = &o;
+	if (gen_open(&g, &f))
+		return 1;
+	ehf_init(&g.eh, &g.elf);
+	if (o.dump_rows) {
+		ret = gen_read(&g, gen_dump_fde);
+		goto free_all;
+	}
+	ret = gen_read(&g, gen_function);
+	if (ret)
+		goto free_all;
+	gen_sort(&g);
+	ret = gen_write(&g);
+	if (ret)
+		goto free_all;
+	if (o.verbose)
+		gen_verbose(&g);
+	if (o.stats)
+		gen_stats(&g);
+free_all:
+	free(g.fdes);
+	free(g.fres);
+	free(g.rows);
+	ehf_destroy(&g.eh);
+	sfu_file_free(&f);
+	return ret ? 1 : 0;
+}

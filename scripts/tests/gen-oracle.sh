@@ -1,0 +1,874 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# gen-oracle.sh - sframe-gen checked against readelf's reading of .eh_frame
+#
+# Usage: gen-oracle.sh [OUTDIR]     (default build/gen)
+#
+# Builds sframe-gen and sframe-dump into OUTDIR, then for each x86-64 test
+# binary (scripts/tests/corpus-src.c with -O2 -fomit-frame-pointer, -O0 and
+# -O2 -fno-omit-frame-pointer, a DRAP function, hand-written CFI, libc.so.6
+# and /bin/bash):
+#   - generates SFrame V3 (at a high --vaddr) and V2 (at --vaddr 0);
+#   - checks that the decoder accepts the section (sframe-dump --validate);
+#   - decodes the rule at every address (sframe-dump --expand --vaddr) and
+#     compares CFA, RA and FP with the rule in force at the same address in
+#     `readelf --debug-dump=frames-interp` (CFA/register "exp" entries are
+#     resolved from the expressions in `readelf --debug-dump=frames`).
+#     Every address SFrame describes must agree; the coverage printed is
+#     the addresses SFrame describes over the addresses with CFI;
+#   - compares every row of the CFI interpreter (sframe-gen --dump-rows),
+#     expressible in SFrame or not, with readelf's rows.
+# The row comparison also runs on aarch64 and s390x (big-endian) builds of
+# the corpus and on those architectures' libc.so.6, where installed.
+# Malformed .eh_frame copies must give an error naming the offset, never a
+# crash (sframe-gen is built with ASan and UBSan for them), and a file
+# without section headers is read through PT_GNU_EH_FRAME.
+# Prints TAP and "# gen-oracle: N passed, N failed".
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build/gen}
+CC=${CC:-cc}
+cflags="-O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -std=gnu11"
+decoder="kernel/sframe_decode.c kernel/sframe_rule.c kernel/sframe_lookup.c kernel/sframe_print.c"
+gen_srcs="scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c kernel/sframe_encode.c $decoder"
+dump_srcs="scripts/sframe-dump.c scripts/elf-sframe.c $decoder"
+# V3 sections are encoded for a high address to exercise PC-relative
+# starts; V2 keeps 32-bit starts, so it is encoded near the code.
+v3_vaddr=0x7f0000000000
+v2_vaddr=0
+cd "$root" || exit 2
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+pass=0
+fail=0
+n=0
+
+ok() {
+	n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"
+}
+
+not_ok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"
+}
+
+skip() {
+	n=$((n + 1)); echo "ok $n $1 # SKIP $2"
+}
+
+indent() {
+	sed 's/^/# /'
+}
+
+# build OUTPUT SOURCES...: compile unless OUTPUT is newer than every input.
+build() {
+	local bin=$1 f stale=
+	shift
+	for f in "$@" include/sframe/*.h kernel/sframe_internal.h \
+		 scripts/*.h; do
+		[ "$bin" -nt "$f" ] || stale=1
+	done
+	[ -z "$stale" ] && return 0
+	# shellcheck disable=SC2086
+	$CC $cflags -o "$bin" "$@"
+}
+
+# ---- readelf's rows as address intervals ----
+#
+# readelf_rules ARCH FRAMES INTERP
+# Input: `readelf --debug-dump=frames` then `--debug-dump=frames-interp`.
+# Output: "LO HI RULE" (decimal, [LO, HI)), RULE in sfu_rule_format()'s
+# words: "cfa=sp+8 ra=*(cfa-8) fp=same", "outermost", or with "?" where
+# SFrame has no equivalent.  readelf prints "u" both for a register with
+# no rule yet and for DW_CFA_undefined; "u" is taken as undefined only
+# where the record or its CIE has a DW_CFA_undefined for that register.
+readelf_rules() {
+	awk -v arch="$1" '
+	BEGIN {
+		if (arch == "x86_64") {
+			k = split("rax rdx rcx rbx rsi rdi rbp rsp r8 r9 r10 r11 r12 r13 r14 r15 rip", names, " ")
+			SP = 7
+			FP = 6
+		} else if (arch == "aarch64") {
+			for (k = 0; k <= 30; k++)
+				names[k + 1] = "x" k
+			names[++k] = "sp"
+			SP = 31
+			FP = 29
+		} else {
+			for (k = 0; k <= 15; k++)
+				names[k + 1] = "r" k
+			SP = 15
+			FP = 11
+		}
+		for (i = 1; i <= k; i++)
+			REGNO[names[i]] = i - 1
+		FPCOL = names[FP + 1]
+	}
+	function canon_reg(r) {
+		return r == SP ? "sp" : r == FP ? "fp" : "r" r
+	}
+	function off_str(o) {
+		return o == 0 ? "" : sprintf("%+d", o)
+	}
+	# "DW_OP_breg7 (rsp): 160; DW_OP_deref" -> "7 160 1", else "".
+	function parse_expr(t,   p, k, reg, off) {
+		k = split(t, p, "; ")
+		if (k < 1 || k > 2 || p[1] !~ /^DW_OP_breg[0-9]+ \([a-z0-9]+\): -?[0-9]+$/)
+			return ""
+		if (k == 2 && p[2] != "DW_OP_deref")
+			return ""
+		reg = substr(p[1], 11)
+		sub(/ .*/, "", reg)
+		off = p[1]
+		sub(/.*: /, "", off)
+		return reg " " off " " (k - 1)
+	}
+	# The value an expression computes, with @extra more loads.
+	function expr_value(t, extra,   e, f) {
+		e = parse_expr(t)
+		if (e == "")
+			return "?exp"
+		split(e, f, " ")
+		f[3] += extra
+		if (f[3] > 1)
+			return "?exp"
+		if (f[3])
+			return "*(" canon_reg(f[1]) sprintf("%+d", f[2]) ")"
+		return canon_reg(f[1]) off_str(f[2] + 0)
+	}
+	function remember(key, v) {
+		if ((rec, key) in EXP && EXP[rec, key] != v)
+			v = "?exp"
+		EXP[rec, key] = v
+	}
+	function lookup(key,   a, b) {
+		a = ((rec, key) in EXP) ? EXP[rec, key] : ""
+		b = (is_fde && (cie, key) in EXP) ? EXP[cie, key] : ""
+		if (a != "" && b != "" && a != b)
+			return "?exp"
+		if (a == "" && b == "")
+			return "?exp"
+		return a != "" ? a : b
+	}
+	# DW_CFA_undefined for register @r is in force at this row.
+	function undefined(r) {
+		if ((rec, r) in UNDEF && (!is_fde || row_loc >= UNDEF[rec, r]))
+			return 1
+		return is_fde && (cie, r) in UNDEF
+	}
+	function reg_value(v, r, undef) {
+		if (v == "u" && undefined(r))
+			return undef
+		if (v == "u" || v == "s")
+			return "same"
+		if (v ~ /^c[+-][0-9]+$/)
+			return "*(cfa" substr(v, 2) ")"
+		if (v ~ /^v[+-][0-9]+$/)
+			return "cfa" off_str(substr(v, 2) + 0)
+		if (v == "exp")
+			return lookup("r" r)
+		if (v == "vexp")
+			return lookup("v" r)
+		# DW_CFA_register: "r1 (rdx)"
+		if (v ~ /^r[0-9]+ \(/) {
+			sub(/ .*/, "", v)
+			return canon_reg(substr(v, 2) + 0)
+		}
+		return "?" v
+	}
+	function cfa_value(v,   name) {
+		if (v == "exp")
+			return lookup("cfa")
+		if (!match(v, /[+-][0-9]+$/))
+			return "?" v
+		name = substr(v, 1, RSTART - 1)
+		if (!(name in REGNO))
+			return "?" v
+		return canon_reg(REGNO[name]) off_str(substr(v, RSTART) + 0)
+	}
+	# The row'"'"'s values; a register is printed as two words, "r1 (rdx)".
+	function split_row(   i, k) {
+		k = 0
+		for (i = 1; i <= NF; i++) {
+			VAL[++k] = $i
+			if (i < NF && $(i + 1) ~ /^\(/)
+				VAL[k] = VAL[k] " " $(++i)
+		}
+		return k
+	}
+	function row_rule(   i, k, cfa, ra, fp) {
+		cfa = "?"
+		ra = "same"
+		fp = "same"
+		k = split_row()
+		for (i = 2; i <= k; i++) {
+			if (COL[i] == "CFA")
+				cfa = cfa_value(VAL[i])
+			else if (COL[i] == "ra")
+				ra = reg_value(VAL[i], ranum, "outermost")
+			else if (COL[i] == FPCOL)
+				fp = reg_value(VAL[i], FP, "undef")
+		}
+		if (ra == "outermost")
+			return ra
+		return "cfa=" cfa " ra=" ra " fp=" fp
+	}
+	function emit(a, b, rule) {
+		if (a < lo)
+			a = lo
+		if (b > hi)
+			b = hi
+		if (a < b)
+			printf "%.0f %.0f %s\n", a, b, rule
+	}
+	function flush() {
+		if (in_rec && is_fde && nrows)
+			emit(prev_loc, hi, prev_rule)
+		else if (in_rec && is_fde)
+			emit(lo, hi, (cie in CIE_RULE) ? CIE_RULE[cie] : "?cie")
+		in_rec = 0
+	}
+	function start_rec(   i, pr) {
+		rec = $1
+		in_rec = 1
+		nrows = 0
+		ncol = 0
+		is_fde = $4 == "FDE"
+		if (!is_fde) {
+			for (i = 5; i <= NF; i++)
+				if ($i ~ /^ra=/)
+					RA_OF[rec] = substr($i, 4)
+			cie = rec
+			ranum = RA_OF[rec]
+			return
+		}
+		cie = substr($5, 5)
+		ranum = RA_OF[cie]
+		split(substr($6, 4), pr, "[.][.]")
+		lo = ("0x" pr[1]) + 0
+		hi = ("0x" pr[2]) + 0
+	}
+	# Pass 1: the expressions, by record.
+	FNR == NR {
+		if ($0 ~ /^[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ (CIE|FDE)/) {
+			rec = $1
+			loc = 0
+			if ($4 == "FDE")
+				loc = ("0x" substr($6, 4, index($6, ".") - 4)) + 0
+			next
+		}
+		t = $0
+		if (match(t, /^ *DW_CFA_advance_loc[0-9]*: [0-9]+ to [0-9a-f]+$/)) {
+			loc = ("0x" $NF) + 0
+		} else if (match(t, /^ *DW_CFA_undefined: r[0-9]+/)) {
+			r = substr(t, RSTART, RLENGTH)
+			sub(/.* r/, "", r)
+			if (!((rec, r + 0) in UNDEF))
+				UNDEF[rec, r + 0] = loc
+		} else if (sub(/^ *DW_CFA_def_cfa_expression \(/, "", t)) {
+			sub(/\)$/, "", t)
+			remember("cfa", expr_value(t, 0))
+		} else if (match(t, /^ *DW_CFA_(val_)?expression: r[0-9]+ /)) {
+			val = t ~ /DW_CFA_val_/
+			r = substr(t, RSTART, RLENGTH)
+			sub(/.* r/, "", r)
+			sub(/ $/, "", r)
+			sub(/^ *DW_CFA_(val_)?expression: r[0-9]+ (\([a-z0-9]+\) )?\(/, "", t)
+			sub(/\)$/, "", t)
+			remember((val ? "v" : "r") r, expr_value(t, val ? 0 : 1))
+		}
+		next
+	}
+	# Pass 2: the rows.
+	/^[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ (CIE|FDE)/ {
+		flush()
+		start_rec()
+		next
+	}
+	/ZERO terminator/ {
+		flush()
+		next
+	}
+	in_rec && $1 == "LOC" {
+		for (i = 1; i <= NF; i++)
+			COL[i] = $i
+		next
+	}
+	in_rec && /^[0-9a-f]+ / {
+		row_loc = ("0x" $1) + 0
+		rule = row_rule()
+		if (!is_fde) {
+			CIE_RULE[rec] = rule
+			next
+		}
+		loc = ("0x" $1) + 0
+		if (nrows)
+			emit(prev_loc, loc, prev_rule)
+		prev_loc = loc
+		prev_rule = rule
+		nrows++
+	}
+	END {
+		flush()
+	}' "$2" "$3"
+}
+
+# ---- the comparison ----
+#
+# Input: sorted readelf intervals, then `sframe-dump --expand` lines.
+# Output: "covered with_cfi mismatches", after up to 10 "# " lines that
+# show mismatches.
+compare_rules() {
+	awk '
+	BEGIN {
+		nr = 0
+		k = 0
+	}
+	FNR == NR {
+		LO[nr] = $1 + 0
+		HI[nr] = $2 + 0
+		r = $3
+		for (i = 4; i <= NF; i++)
+			r = r " " $i
+		RULE[nr++] = r
+		total += $2 - $1
+		next
+	}
+	$2 == "error:" {
+		next
+	}
+	{
+		pc = substr($1, 1, length($1) - 1) + 0
+		got = $2 == "outermost" ? "outermost" : $2 " " $3 " " $4
+		if (pc < last)
+			k = 0
+		last = pc
+		while (k < nr && HI[k] <= pc)
+			k++
+		want = (k < nr && LO[k] <= pc) ? RULE[k] : "(no CFI)"
+		covered++
+		if (got != want && ++bad <= 10)
+			printf "# %s sframe \"%s\" readelf \"%s\"\n", $1, got, want
+	}
+	END {
+		printf "%.0f %.0f %.0f\n", covered, total, bad
+	}' "$1" "$2"
+}
+
+# check_rules NAME VERSION VADDR BIN SFRAME
+check_rules() {
+	local name=$1 ver=$2 vaddr=$3 bin=$4 sf=$5 res covered total bad
+
+	readelf --debug-dump=frames "$bin" > "$out/$name.frames" 2>&1
+	readelf --debug-dump=frames-interp "$bin" > "$out/$name.interp" 2>&1
+	readelf_rules x86_64 "$out/$name.frames" "$out/$name.interp" |
+		sort -n -k1,1 -k2,2 > "$out/$name.rows"
+	"$dump" --expand --vaddr "$vaddr" "$sf" > "$out/$name.v$ver.expand"
+	res=$(compare_rules "$out/$name.rows" "$out/$name.v$ver.expand")
+	read -r covered total bad < <(printf '%s\n' "$res" | tail -1)
+	if [ "${bad:-1}" -eq 0 ] && [ "${covered:-0}" -gt 0 ]; then
+		ok "$name: V$ver agrees with readelf at every covered address, coverage $covered/$total ($(awk -v c="$covered" -v t="$total" 'BEGIN { printf "%.2f", t ? 100 * c / t : 0 }')%)"
+	else
+		not_ok "$name: V$ver differs from readelf (${bad:-?} of ${covered:-?} addresses)"
+		printf '%s\n' "$res" | grep '^#'
+	fi
+}
+
+# merge_rows: sort "LO HI RULE" lines and join neighbours with equal rules.
+merge_rows() {
+	sort -n -k1,1 -k2,2 | awk '
+	{
+		rule = substr($0, length($1) + length($2) + 3)
+	}
+	n && $1 == hi && rule == last {
+		hi = $2
+		next
+	}
+	{
+		if (n++)
+			print lo, hi, last
+		lo = $1
+		hi = $2
+		last = rule
+	}
+	END {
+		if (n)
+			print lo, hi, last
+	}'
+}
+
+# check_rows NAME ARCH BIN: the interpreter's rows against readelf's, for
+# every FDE, whether SFrame can express the rows or not.
+check_rows() {
+	local name=$1 arch=$2 bin=$3 rows
+
+	[ -f "$out/$name.frames" ] ||
+		readelf --debug-dump=frames "$bin" > "$out/$name.frames" 2>&1
+	[ -f "$out/$name.interp" ] ||
+		readelf --debug-dump=frames-interp "$bin" > "$out/$name.interp" 2>&1
+	readelf_rules "$arch" "$out/$name.frames" "$out/$name.interp" |
+		merge_rows > "$out/$name.readelf-rows"
+	if ! "$gen" --dump-rows "$bin" 2> "$out/$name.dump.err" |
+		merge_rows > "$out/$name.gen-rows"; then
+		not_ok "$name: sframe-gen --dump-rows failed"
+		indent < "$out/$name.dump.err"
+		return
+	fi
+	rows=$(wc -l < "$out/$name.gen-rows")
+	if [ "$rows" -gt 0 ] &&
+	   cmp -s "$out/$name.readelf-rows" "$out/$name.gen-rows"; then
+		ok "$name ($arch): all $rows CFI row ranges equal readelf's"
+	else
+		not_ok "$name ($arch): CFI rows differ from readelf's"
+		diff "$out/$name.readelf-rows" "$out/$name.gen-rows" |
+			head -10 | indent
+	fi
+}
+
+# check_binary NAME BIN
+check_binary() {
+	local name=$1 bin=$2 ver vaddr sf
+
+	for ver in 3 2; do
+		vaddr=$v3_vaddr
+		[ "$ver" = 2 ] && vaddr=$v2_vaddr
+		sf=$out/$name.v$ver.sframe
+		if "$gen" --version=$ver --vaddr $vaddr --stats -o "$sf" "$bin" \
+			> "$out/$name.v$ver.stats" 2> "$out/$name.v$ver.err"; then
+			ok "$name: sframe-gen --version=$ver ($(awk '$1 == "FDEs" { f = $2 } $1 == "bytes" { b = $2 } END { print f " FDEs, " b " bytes" }' "$out/$name.v$ver.stats"))"
+		else
+			not_ok "$name: sframe-gen --version=$ver failed"
+			indent < "$out/$name.v$ver.err"
+			continue
+		fi
+		if "$dump" --validate --vaddr $vaddr "$sf"; then
+			ok "$name: V$ver section validates"
+		else
+			not_ok "$name: V$ver section does not validate"
+		fi
+		check_rules "$name" "$ver" "$vaddr" "$bin" "$sf"
+	done
+	sed -n 's/^  \(FDEs\|skipped\|cut\|coverage\)/#   \1/p' "$out/$name.v3.stats"
+	check_rows "$name" x86_64 "$bin"
+}
+
+# expect_rule NAME EXPAND PATTERN: a rule the generator must have produced.
+expect_rule() {
+	if grep -q -- "$3" "$2"; then
+		ok "$1: has a row with $3"
+	else
+		not_ok "$1: no row with $3"
+	fi
+}
+
+# ---- test programs ----
+
+drap_src() {
+	cat <<'EOF'
+#include <string.h>
+
+__attribute__((noinline)) int drap(int n)
+{
+	char *p = __builtin_alloca(n);
+	double __attribute__((aligned(32))) v[4];
+
+	memset(p, 1, n);
+	v[0] = p[0];
+	__asm__ volatile("" : : "m"(v));
+	return p[n - 1] + (int)v[0];
+}
+
+int main(int argc, char **argv)
+{
+	return drap(argc + 10) == 2 ? 0 : 1;
+}
+EOF
+}
+
+# CFI that compilers rarely emit: remember/restore, DRAP by hand, RA and
+# FP in registers, a signal frame, CFA on another register, val_offset,
+# the _sf and GNU opcodes, long advances, a personality and an LSDA.
+cfi_asm_src() {
+	cat <<'EOF'
+	.text
+	.globl f_state
+	.type f_state, @function
+f_state:
+	.cfi_startproc
+	push %rbp
+	.cfi_def_cfa_offset 16
+	.cfi_offset %rbp, -16
+	mov %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	test %rdi, %rdi
+	je 1f
+	.cfi_remember_state
+	pop %rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+1:
+	.cfi_restore_state
+	.cfi_remember_state
+	nop
+	.cfi_remember_state
+	.cfi_def_cfa_offset 24
+	nop
+	.cfi_restore_state
+	nop
+	.cfi_restore_state
+	leave
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+
+	.globl f_drap
+	.type f_drap, @function
+f_drap:
+	.cfi_startproc
+	lea 8(%rsp), %r10
+	.cfi_def_cfa %r10, 0
+	and $-32, %rsp
+	pushq -8(%r10)
+	push %rbp
+	mov %rsp, %rbp
+	.cfi_escape 0x10, 0x06, 0x02, 0x76, 0x00
+	push %r10
+	.cfi_escape 0x0f, 0x03, 0x76, 0x78, 0x06
+	nop
+	pop %r10
+	.cfi_def_cfa %r10, 0
+	pop %rbp
+	lea -8(%r10), %rsp
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+
+	.globl f_ra_reg
+	.type f_ra_reg, @function
+f_ra_reg:
+	.cfi_startproc
+	pop %rdx
+	.cfi_adjust_cfa_offset -8
+	.cfi_register %rip, %rdx
+	mov %rbp, %r9
+	.cfi_register %rbp, %r9
+	nop
+	mov %r9, %rbp
+	.cfi_same_value %rbp
+	jmp *%rdx
+	.cfi_endproc
+
+	.globl f_cfa_r12
+	.type f_cfa_r12, @function
+f_cfa_r12:
+	.cfi_startproc
+	push %r12
+	.cfi_adjust_cfa_offset 8
+	mov %rsp, %r12
+	.cfi_def_cfa_register %r12
+	sub $64, %rsp
+	nop
+	mov %r12, %rsp
+	.cfi_def_cfa_register %rsp
+	pop %r12
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+
+	.globl f_val
+	.type f_val, @function
+f_val:
+	.cfi_startproc
+	push %rbp
+	.cfi_adjust_cfa_offset 8
+	nop
+	.cfi_val_offset %rbp, -16
+	nop
+	pop %rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_same_value %rbp
+	ret
+	.cfi_endproc
+
+	.globl f_undef
+	.type f_undef, @function
+f_undef:
+	.cfi_startproc
+	.cfi_undefined %rip
+	xor %ebp, %ebp
+	nop
+	hlt
+	.cfi_endproc
+
+	.globl f_sf
+	.type f_sf, @function
+f_sf:
+	.cfi_startproc
+	push %rbp
+	.cfi_escape 0x13, 0x7e
+	.cfi_escape 0x11, 0x06, 0x7e
+	nop
+	.cfi_escape 0x12, 0x07, 0x7d
+	.cfi_escape 0x2f, 0x06, 0x03
+	.cfi_escape 0x2e, 0x10
+	nop
+	.cfi_escape 0x2e, 0x00
+	pop %rbp
+	.cfi_def_cfa_offset 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+
+	.globl f_long
+	.type f_long, @function
+f_long:
+	.cfi_startproc
+	push %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -16
+	.skip 300, 0x90
+	push %rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -24
+	.skip 70000, 0x90
+	pop %rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
+	pop %rbx
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+
+	.globl f_eh
+	.type f_eh, @function
+f_eh:
+	.cfi_startproc
+	.cfi_personality 0x9b, pers_ref
+	.cfi_lsda 0x1b, lsda
+	push %rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -16
+	nop
+	pop %rbp
+	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+
+	nop
+	.globl f_signal
+	.type f_signal, @function
+f_signal:
+	.cfi_startproc simple
+	.cfi_signal_frame
+	.cfi_escape 0x0f, 0x04, 0x77, 0xa0, 0x01, 0x06
+	.cfi_escape 0x10, 0x10, 0x03, 0x77, 0xa8, 0x01
+	.cfi_escape 0x10, 0x06, 0x03, 0x77, 0xf8, 0x00
+	mov $15, %eax
+	syscall
+	.cfi_endproc
+
+	.data
+	.align 8
+pers_ref:
+	.quad 0
+lsda:
+	.byte 0xff, 0xff, 0x01, 0x00
+EOF
+}
+
+# ---- malformed input ----
+
+# patch FILE OFFSET HEXBYTES: overwrite bytes in place.
+patch() {
+	printf '%b' "$(printf '%s' "$3" | sed 's/\(..\)/\\x\1/g')" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+le32() {
+	printf '%02x%02x%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) \
+		$(($1 >> 16 & 255)) $(($1 >> 24 & 255))
+}
+
+# bad_input NAME BASE EH_OFF REC_OFF HEXBYTES EXPECT_RC MESSAGE
+bad_input() {
+	local name=$1 base=$2 eh=$3 at=$4 bytes=$5 want=$6 msg=$7 f rc
+
+	f=$out/bad-$name
+	cp "$base" "$f"
+	patch "$f" $((eh + at)) "$bytes"
+	ASAN_OPTIONS=exitcode=99 UBSAN_OPTIONS=exitcode=99 \
+		"$gen_asan" -o "$f.sframe" "$f" > "$f.out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ] && grep -q -- "$msg" "$f.out"; then
+		ok "malformed: $name: exit $rc, \"$(grep -m1 -- "$msg" "$f.out" | sed 's/^sframe-gen: [^:]*: //')\""
+	else
+		not_ok "malformed: $name: exit $rc, wanted $want and \"$msg\""
+		indent < "$f.out"
+	fi
+}
+
+check_malformed() {
+	local base=$1 eh fde ptr
+
+	eh=$(readelf -SW "$base" |
+	     awk '$2 == ".eh_frame" { print "0x" $5 } $3 == ".eh_frame" { print "0x" $6 }' |
+	     head -1)
+	eh=$((eh))
+	# The first FDE after the first CIE, and its CIE pointer.
+	fde=$(readelf --debug-dump=frames "$base" |
+	      awk '$4 == "FDE" { print "0x" $1; exit }')
+	fde=$((fde))
+	ptr=$((fde + 4))
+	bad_input length-past-end "$base" $eh 0 "f0ffff7f" 1 \
+		"0x0: record runs past the end of .eh_frame"
+	bad_input truncated-64bit-length "$base" $eh 0 "ffffffffffffff" 1 \
+		"runs past the end of .eh_frame"
+	bad_input reserved-length "$base" $eh 0 "f5ffffff" 1 \
+		"0x0: reserved record length"
+	bad_input cie-cycle "$base" $eh $ptr "$(le32 4)" 1 \
+		"$(printf '0x%x' $ptr): CIE pointer does not lead to a CIE"
+	bad_input cie-out-of-range "$base" $eh $ptr "$(le32 $((ptr + 64)))" 1 \
+		"$(printf '0x%x' $ptr): CIE pointer points before .eh_frame"
+	bad_input cie-into-record "$base" $eh $ptr "$(le32 $((ptr - 2)))" 1 \
+		"CIE pointer does not lead to a CIE"
+	bad_input unknown-opcode "$base" $eh $((fde + 17)) "3f" 0 \
+		"$(printf '0x%x' $((fde + 17))): unknown CFA opcode"
+	bad_input cie-version "$base" $eh 8 "07" 1 \
+		"0x8: unsupported CIE version"
+	bad_input leb-overflow "$base" $eh 12 "ffffffffffffffffffff7f" 1 \
+		"0xc: LEB128 number does not fit 64 bits"
+	bad_input leb-truncated "$base" $eh 12 "808080808080808080808080" 1 \
+		"0xc: truncated LEB128 number"
+	bad_input fde-too-short "$base" $eh $fde "$(le32 6)" 1 \
+		"$(printf '0x%x' $((fde + 8))): truncated pointer"
+}
+
+# A copy without section headers: .eh_frame through PT_GNU_EH_FRAME.
+check_no_shdr() {
+	local base=$1 f=$out/no-shdr
+	# Elf64_Ehdr: e_shoff at 40 (8 bytes), e_shnum and e_shstrndx at 60.
+	local shoff_at=40 shnum_at=60
+
+	cp "$base" "$f"
+	patch "$f" $shoff_at 0000000000000000
+	patch "$f" $shnum_at 00000000
+	if "$gen" --dump-rows "$f" > "$f.rows" 2>&1 &&
+	   "$gen" --dump-rows "$base" > "$f.want" 2>&1 &&
+	   [ -s "$f.rows" ] && cmp -s "$f.rows" "$f.want"; then
+		ok "no section headers: .eh_frame found through PT_GNU_EH_FRAME"
+	else
+		not_ok "no section headers: rows differ"
+		diff "$f.want" "$f.rows" | head -5 | indent
+	fi
+}
+
+# ---- main ----
+
+gen=$out/sframe-gen
+dump=$out/sframe-dump
+gen_asan=$out/sframe-gen-asan
+echo "TAP version 13"
+# shellcheck disable=SC2086
+if build "$gen" $gen_srcs && build "$dump" $dump_srcs; then
+	ok "build sframe-gen and sframe-dump"
+else
+	not_ok "build sframe-gen and sframe-dump"
+	echo "# gen-oracle: $pass passed, $fail failed"
+	exit 1
+fi
+# shellcheck disable=SC2086
+if cflags="$cflags -O1 -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	build "$gen_asan" $gen_srcs; then
+	ok "build sframe-gen with ASan and UBSan"
+else
+	not_ok "build sframe-gen with ASan and UBSan"
+	gen_asan=$gen
+fi
+
+src=$root/scripts/tests/corpus-src.c
+bins=()
+for v in "O2-omit-fp:-O2 -fomit-frame-pointer" "O0:-O0" \
+	 "O2-fp:-O2 -fno-omit-frame-pointer"; do
+	name=corpus-${v%%:*}
+	# shellcheck disable=SC2086
+	if gcc ${v#*:} -o "$out/$name" "$src"; then
+		bins+=("$name:$out/$name")
+	else
+		not_ok "$name: compile"
+	fi
+done
+drap_src > "$out/drap.c"
+if gcc -O2 -mstackrealign -o "$out/drap" "$out/drap.c"; then
+	bins+=("drap:$out/drap")
+else
+	not_ok "drap: compile"
+fi
+cfi_asm_src > "$out/cfi-asm.s"
+if gcc -shared -nostdlib -o "$out/cfi-asm.so" "$out/cfi-asm.s"; then
+	bins+=("cfi-asm:$out/cfi-asm.so")
+else
+	not_ok "cfi-asm: assemble"
+fi
+for f in /lib/x86_64-linux-gnu/libc.so.6 /bin/bash; do
+	if [ -r "$f" ]; then
+		bins+=("$(basename "$f"):$f")
+	else
+		skip "$f" "not installed"
+	fi
+done
+
+for b in "${bins[@]}"; do
+	rm -f "$out/${b%%:*}.frames" "$out/${b%%:*}.interp"
+	check_binary "${b%%:*}" "${b#*:}"
+done
+
+# The reader on the other architectures and on big-endian files: rows only,
+# as sframe-gen does not convert them to SFrame yet.
+for arch in aarch64 s390x; do
+	if ! command -v "$arch-linux-gnu-gcc" > /dev/null; then
+		skip "$arch" "no $arch-linux-gnu-gcc"
+		continue
+	fi
+	for v in "O2:-O2" "O0-fp:-O0 -fno-omit-frame-pointer"; do
+		name=$arch-corpus-${v%%:*}
+		rm -f "$out/$name.frames" "$out/$name.interp"
+		# shellcheck disable=SC2086
+		if "$arch-linux-gnu-gcc" ${v#*:} -o "$out/$name" "$src"; then
+			check_rows "$name" "$arch" "$out/$name"
+		else
+			not_ok "$name: compile"
+		fi
+	done
+	lib=/usr/$arch-linux-gnu/lib/libc.so.6
+	rm -f "$out/$arch-libc.frames" "$out/$arch-libc.interp"
+	if [ -r "$lib" ]; then
+		check_rows "$arch-libc" "$arch" "$lib"
+	else
+		skip "$arch-libc" "$lib not installed"
+	fi
+done
+
+# The flexible paths must have been taken where the input needs them.
+if [ -f "$out/drap.v3.expand" ]; then
+	expect_rule drap "$out/drap.v3.expand" "cfa=\*(fp-8) ra=\*(cfa-8) fp=\*(fp+0)"
+	expect_rule drap "$out/drap.v3.expand" "cfa=r10 "
+fi
+if [ -f "$out/cfi-asm.v3.expand" ]; then
+	for r in "ra=r1 fp=r9" "cfa=r12+16" "cfa=\*(sp+160) ra=\*(sp+168) fp=\*(sp+120)" \
+		 "outermost" "cfa=sp+24 ra=\*(cfa-8) fp=\*(cfa+24)" "fp=\*(cfa+16)"; do
+		expect_rule cfi-asm "$out/cfi-asm.v3.expand" "$r"
+	done
+fi
+
+if [ -x "$out/corpus-O0" ]; then
+	check_malformed "$out/corpus-O0"
+	check_no_shdr "$out/corpus-O0"
+fi
+
+echo "1..$n"
+echo "# gen-oracle: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
