@@ -7,6 +7,9 @@
 #include "../include/sframe/encode.h"
 #include "../include/sframe/decode.h"
 
+/* sfh_fre_len is a u32. */
+#define U32_MAX_BYTES	0xffffffffull
+
 struct sfu_out {
 	u8 *buf;
 	size_t cap;
@@ -177,7 +180,8 @@ static void sfu_enc_fde(struct sfu_out *o, const struct sfu_enc_params *p,
  * The FDE sub-section directly follows the header and the FRE sub-section
  * follows the FDEs.  Nothing is written past @cap.
  *
- * Return: the size of the whole section in bytes.
+ * Return: the size of the whole section in bytes, or -E2BIG if the
+ * functions exceed what the format (or the decoder) can hold.
  */
 s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	       u32 nr_fdes, u8 *buf, size_t cap)
@@ -196,10 +200,17 @@ s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	if (p->foreign)
 		big = !big;
 	o.big = big;
+	if (nr_fdes > SFU_MAX_FDES)
+		return -E2BIG;
 	for (i = 0; i < nr_fdes; i++) {
+		/* The format's own limits: V3 counts a function's rows in u16. */
+		if (fdes[i].nr_fres > SFU_MAX_FDE_FRES)
+			return -E2BIG;
 		fre_len += sfu_enc_fre_bytes(p, &fdes[i]);
 		nr_fres += fdes[i].nr_fres;
 	}
+	if (fre_len > U32_MAX_BYTES)
+		return -E2BIG;
 	sfu_enc_header(&o, p, nr_fdes, nr_fres, (u32)fre_len,
 		       nr_fdes * fde_size);
 	for (i = 0; i < nr_fdes; i++) {

@@ -4,7 +4,7 @@
  * host dumper so that the two decoders can be compared line by line.
  *
  *   cfa=sp+16 ra=*(cfa-8) fp=same
- *   cfa=*(r6-8) ra=*(cfa-8) fp=*(r6+0) flex topmost
+ *   cfa=*(r10-8) ra=*(cfa-8) fp=*(fp+0) flex topmost
  *   outermost
  */
 #ifndef __KERNEL__

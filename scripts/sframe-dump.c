@@ -16,6 +16,7 @@
  * status: 0 on success, 1 if the section is corrupt or a lookup failed for a
  * reason other than "no entry", 2 on usage or file errors.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -421,6 +422,20 @@ static void print_usage_and_exit(void)
 	exit(2);
 }
 
+static u64 parse_addr(const char *s)
+{
+	char *end;
+	u64 v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end) {
+		fprintf(stderr, "sframe-dump: not an address: '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
 static void parse_args(struct sfu_dump *d, int argc, char **argv,
 		       u64 *vaddr, bool *have_vaddr)
 {
@@ -446,7 +461,7 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 		case 'p':
 			if (d->nr_pcs == SFU_DUMP_MAX_PCS)
 				print_usage_and_exit();
-			d->pcs[d->nr_pcs++] = strtoull(optarg, NULL, 0);
+			d->pcs[d->nr_pcs++] = parse_addr(optarg);
 			break;
 		case 'a':
 			d->format = DUMP_ALL_PCS;
@@ -458,7 +473,7 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 			d->validate = true;
 			break;
 		case 'V':
-			*vaddr = strtoull(optarg, NULL, 0);
+			*vaddr = parse_addr(optarg);
 			*have_vaddr = true;
 			break;
 		default:
