@@ -82,8 +82,16 @@ check-host: $(O)/decode-test
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus
 
-check-gen: scripts/sframe-gen scripts/sframe-dump
-	scripts/tests/gen-oracle.sh $(O)/gen
+$(O)/sframe-gen-asan: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
+		      $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -O1 -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o $@ $(GEN_SRCS) $(ENCODER_SRCS) \
+		$(DECODER_SRCS)
+
+check-gen: scripts/sframe-gen scripts/sframe-dump $(O)/sframe-gen-asan
+	GEN=$(CURDIR)/scripts/sframe-gen DUMP=$(CURDIR)/scripts/sframe-dump \
+		GEN_ASAN=$(CURDIR)/$(O)/sframe-gen-asan \
+		scripts/tests/gen-oracle.sh $(O)/gen
 
 check:
 	scripts/check.sh

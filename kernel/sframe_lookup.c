@@ -225,9 +225,9 @@ void sfu_section_destroy(struct sfu_section *sec)
 	sec->nr_elems = 0;
 }
 
-/* Start address and FDE id of sorted position @pos. */
-static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
-		   enum sfu_mem mode)
+/* Start address of the function at sorted position @pos. */
+static int sfu_pos_start(struct sfu_section *sec, u32 pos, u64 *start,
+			 enum sfu_mem mode)
 {
 	const struct sfu_elem *e = &sec->elems[0];
 	u8 b[sizeof(struct sframe_fde_v2)];
@@ -236,7 +236,6 @@ static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
 
 	if (sec->keys) {
 		*start = sec->keys[pos].start;
-		*id = sec->keys[pos].id;
 		return 0;
 	}
 	ret = sfu_read(sec, e->fde_off + (u64)pos * e->fde_size, b,
@@ -244,8 +243,13 @@ static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
 	if (ret)
 		return ret;
 	sfu_fde_span(sec, e, pos, b, start, &size);
-	*id = pos;
 	return 0;
+}
+
+/* FDE id at sorted position @pos: the position itself unless keys exist. */
+static u32 sfu_pos_id(const struct sfu_section *sec, u32 pos)
+{
+	return sec->keys ? sec->keys[pos].id : pos;
 }
 
 /**
@@ -260,6 +264,7 @@ static int sfu_pos(struct sfu_section *sec, u32 pos, u64 *start, u32 *id,
 int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		 enum sfu_mem mode)
 {
+	const struct sfu_elem *e;
 	u32 b, lo, hi, mid, id;
 	u64 start;
 	int ret;
@@ -272,7 +277,7 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	/* Last position in [lo, hi] whose start is <= pc. */
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
-		ret = sfu_pos(sec, mid, &start, &id, mode);
+		ret = sfu_pos_start(sec, mid, &start, mode);
 		if (ret)
 			return ret;
 		if (start <= pc)
@@ -280,13 +285,10 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		else
 			hi = mid - 1;
 	}
-	ret = sfu_pos(sec, lo, &start, &id, mode);
-	if (ret)
-		return ret;
-	if (id >= sec->nr_fdes)
-		return -EBADMSG;
-	ret = sfu_read_fde(sec, sfu_elem_of(sec, id),
-			   id - sfu_elem_of(sec, id)->first_id, fde, mode);
+	/* sfu_read_fde() re-reads and re-checks the descriptor itself. */
+	id = sfu_pos_id(sec, lo);
+	e = sfu_elem_of(sec, id);
+	ret = sfu_read_fde(sec, e, id - e->first_id, fde, mode);
 	if (ret)
 		return ret;
 	if (pc < fde->start || pc - fde->start >= fde->size)

@@ -18,8 +18,6 @@ set -euo pipefail
 
 prog=${0##*/}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-src_pkg=linux-source-6.12
-tarball=/usr/src/$src_pkg.tar.xz
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/checkpatch
 files_wanted="checkpatch.pl spelling.txt const_structs.checkpatch"
 
@@ -47,53 +45,30 @@ file_ignore() {
 	esac
 }
 
-say() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-}
-
-die() {
-	say "error: $*"
-	exit 2
-}
-
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then
-		"$@"
-	elif command -v sudo >/dev/null 2>&1; then
-		sudo "$@"
-	else
-		die "need root for: $*"
-	fi
-}
-
-install_source() {
-	[ -f "$tarball" ] && return 0
-	say "installing $src_pkg (for checkpatch.pl)"
-	as_root apt-get install -y "$src_pkg" >&2 && return 0
-	as_root apt-get update -q >&2 || die "apt-get update failed"
-	as_root apt-get install -y "$src_pkg" >&2 || die "cannot install $src_pkg"
-}
+die_status=2
+# shellcheck source=scripts/lib.sh
+. "$repo/scripts/lib.sh"
 
 # Extract the three files once per source package version.
 setup() {
 	local ver tmp f members=()
 
-	ver=$(dpkg-query -W -f='${Version}' "$src_pkg" 2>/dev/null || true)
+	ver=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG" 2>/dev/null || true)
 	if [ -f "$cache/.version" ] && [ "$(cat "$cache/.version")" = "$ver" ]; then
 		return 0
 	fi
-	install_source
-	ver=$(dpkg-query -W -f='${Version}' "$src_pkg")
-	say "extracting checkpatch.pl from $tarball ($ver)"
+	need_linux_source
+	ver=$(dpkg-query -W -f='${Version}' "$LINUX_SOURCE_PKG")
+	say "extracting checkpatch.pl from $LINUX_SOURCE_TARBALL ($ver)"
 	mkdir -p "$cache"
 	tmp=$(mktemp -d "$cache/.tmp.XXXXXX")
 	for f in $files_wanted; do
-		members+=("$src_pkg/scripts/$f")
+		members+=("$LINUX_SOURCE_PKG/scripts/$f")
 	done
-	tar -xJf "$tarball" -C "$tmp" "${members[@]}" ||
-		{ rm -rf "$tmp"; die "cannot extract from $tarball"; }
+	tar -xJf "$LINUX_SOURCE_TARBALL" -C "$tmp" "${members[@]}" ||
+		{ rm -rf "$tmp"; die "cannot extract from $LINUX_SOURCE_TARBALL"; }
 	for f in $files_wanted; do
-		mv -f "$tmp/$src_pkg/scripts/$f" "$cache/$f"
+		mv -f "$tmp/$LINUX_SOURCE_PKG/scripts/$f" "$cache/$f"
 	done
 	rm -rf "$tmp"
 	printf '%s\n' "$ver" > "$cache/.version"

@@ -35,37 +35,13 @@ set -euo pipefail
 
 prog=${0##*/}
 
-say() {
-	printf '%s: %s\n' "$prog" "$*" >&2
-}
-
-die() {
-	say "error: $*"
-	exit 1
-}
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 usage() {
 	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1\n' \
 		"$prog" >&2
 	exit 2
-}
-
-# Run a command as root (directly, or through sudo when available).
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then
-		"$@"
-	elif command -v sudo >/dev/null 2>&1; then
-		sudo "$@"
-	else
-		die "need root for: $*"
-	fi
-}
-
-# apt-get install, refreshing the package lists only if that fails.
-apt_install() {
-	as_root apt-get install -y "$@" >&2 && return 0
-	as_root apt-get update -q >&2 || die "apt-get update failed"
-	as_root apt-get install -y "$@" >&2 || die "cannot install $*"
 }
 
 [ $# -eq 2 ] || usage

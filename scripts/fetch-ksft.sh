@@ -6,28 +6,25 @@
 # if missing) into ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/ksft/.
 set -euo pipefail
 
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
 dest=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/ksft
-tarball=/usr/src/linux-source-6.12.tar.xz
 files="kselftest.h kselftest_harness.h"
 
 if [ ! -f "$dest/kselftest_harness.h" ]; then
-	if [ ! -f "$tarball" ]; then
-		sudo=""
-		[ "$(id -u)" -eq 0 ] || sudo=sudo
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-			linux-source-6.12 > /dev/null
-	fi
+	need_linux_source
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	members=""
 	for f in $files; do
-		members="$members linux-source-6.12/tools/testing/selftests/$f"
+		members="$members $LINUX_SOURCE_PKG/tools/testing/selftests/$f"
 	done
 	# shellcheck disable=SC2086
-	tar -xJf "$tarball" -C "$tmp" $members
+	tar -xJf "$LINUX_SOURCE_TARBALL" -C "$tmp" $members
 	mkdir -p "$dest"
 	for f in $files; do
-		cp "$tmp/linux-source-6.12/tools/testing/selftests/$f" "$dest/"
+		cp "$tmp/$LINUX_SOURCE_PKG/tools/testing/selftests/$f" "$dest/"
 	done
 fi
 echo "$dest"

@@ -17,12 +17,13 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 arch=${1:-x86_64}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
-src=$cache/src/linux-source-6.12
+src=$cache/src/$LINUX_SOURCE_PKG
 build=$cache/kunit/build-$arch
 logdir=$root/build/kunit
-tarball=/usr/src/linux-source-6.12.tar.xz
 
 case $arch in
 x86_64)	cross="" ;;
@@ -32,14 +33,11 @@ s390)	cross=s390x-linux-gnu- ;;
 esac
 
 if [ ! -f "$src/.complete" ]; then
-	if [ ! -f "$tarball" ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			linux-source-6.12 > /dev/null
-	fi
-	echo "kunit.sh: unpacking $tarball" >&2
+	need_linux_source
+	say "unpacking $LINUX_SOURCE_TARBALL"
 	rm -rf "$src"
 	mkdir -p "$(dirname "$src")"
-	tar -xJf "$tarball" -C "$(dirname "$src")"
+	tar -xJf "$LINUX_SOURCE_TARBALL" -C "$(dirname "$src")"
 	touch "$src/.complete"
 fi
 

@@ -29,14 +29,8 @@ for p in $pkgs; do
 done
 [ -z "$missing" ] && exit 0
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo=sudo
-echo "setup-host: installing:$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+say "installing:$missing"
 # shellcheck disable=SC2086
-if ! $sudo apt-get install -y -qq --no-install-recommends $missing \
-		> /dev/null 2>&1; then
-	$sudo apt-get update -qq > /dev/null
-	# shellcheck disable=SC2086
-	$sudo apt-get install -y -qq --no-install-recommends $missing > /dev/null
-fi
+apt_install $missing

@@ -3,10 +3,11 @@
 #
 # fetch-image.sh - get the Debian kernel image that matches a header tree
 #
-# Usage: fetch-image.sh ARCH KVER
+# Usage: fetch-image.sh ARCH KVER [KDIR]
 #
-# Resolves the kernel version with fetch-headers.sh (so the module and the
-# kernel it runs on always match), downloads that version's image package
+# Resolves the kernel version with fetch-headers.sh, or takes it from the
+# KDIR that script printed (so the module and the kernel it runs on always
+# match, and a caller that has the KDIR does not resolve twice), downloads that version's image package
 # with apt-get download and unpacks it with dpkg -x into
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/images/<arch>-<ver>/
 # A complete unpacked image is reused without network access.
@@ -22,11 +23,10 @@ die() {
 	exit 1
 }
 
-[ $# -eq 2 ] || die "usage: $prog ARCH KVER"
+[ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: $prog ARCH KVER [KDIR]"
 arch=$1
 kver=$2
-
-kdir=$("$here/../fetch-headers.sh" "$arch" "$kver")
+kdir=${3:-$("$here/../fetch-headers.sh" "$arch" "$kver")}
 flavour_dir=$(basename "$kdir")			# linux-headers-<ver>-<flavour>
 case $arch in
 x86_64)	debarch=amd64; flavour=amd64; suffix=-unsigned ;;

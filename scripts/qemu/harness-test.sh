@@ -12,35 +12,28 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 run=$root/scripts/qemu/run.sh
 out=$root/build/qemu/harness
-pass=0
-fail=0
-n=0
+# shellcheck source=scripts/tests/tap.sh
+. "$root/scripts/tests/tap.sh"
 
 expect_failure() {
-	local name=$1 pattern=$2 log
+	local name=$1 pattern=$2 log dir=$out-$((n + 1))
 	shift 2
-	log=$out-$n.log
-	n=$((n + 1))
-	if "$run" x86_64 6.12 --out "$out-$n" "$@" > "$log" 2>&1; then
-		echo "not ok $n $name: run.sh passed"
-		fail=$((fail + 1))
+	log=$dir.log
+	if "$run" x86_64 6.12 --out "$dir" "$@" > "$log" 2>&1; then
+		not_ok "$name: run.sh passed"
 	elif grep -q -- "$pattern" "$log"; then
-		echo "ok $n $name: run.sh failed with \"$(grep -m1 -o -- "$pattern.*" "$log" | cut -c1-70)\""
-		pass=$((pass + 1))
+		ok "$name: run.sh failed with \"$(grep -m1 -o -- "$pattern.*" "$log" | cut -c1-70)\""
 	else
-		echo "not ok $n $name: run.sh failed without \"$pattern\""
+		not_ok "$name: run.sh failed without \"$pattern\""
 		tail -5 "$log" | sed 's/^/# /'
-		fail=$((fail + 1))
 	fi
 }
 
 echo "TAP version 13"
-echo "1..3"
 expect_failure "failing selftest" "not ok 1 selftests: sframe: harness_fail.sh" \
 	--tests harness_fail.sh
 expect_failure "WARN_ON in a module" "kernel reported a problem: .*WARNING" \
 	--tests harness_warn.sh
 expect_failure "hung guest" "guest hung" --tests module_load.sh --hang \
 	--timeout 60
-echo "# harness: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end harness

@@ -76,7 +76,7 @@ if [ "$kver" = debug ]; then
 	echo "# $prog: $arch debug kernel $rel (KUnit, KASAN, lockdep)"
 else
 	kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
-	img=$("$here/fetch-image.sh" "$arch" "$kver")
+	img=$("$here/fetch-image.sh" "$arch" "$kver" "$kdir")
 	kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
 	rel=${kernel##*/vmlinu?-}
 	echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"

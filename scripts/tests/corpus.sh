@@ -16,21 +16,8 @@ dump=$root/scripts/sframe-dump
 src=$root/scripts/tests/corpus-src.c
 mkdir -p "$out"
 
-pass=0
-fail=0
-n=0
-
-ok() {
-	n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"
-}
-
-skip() {
-	n=$((n + 1)); echo "ok $n $1 # SKIP $2"
-}
+# shellcheck source=scripts/tests/tap.sh
+. "$root/scripts/tests/tap.sh"
 
 check_binary() {
 	local bin=$1 name
@@ -93,6 +80,4 @@ build_and_check aarch64-linux-gnu-gcc aarch64-pac-ret \
 build_and_check aarch64-linux-gnu-gcc aarch64-pac-ret-b \
 	-O2 -mbranch-protection=pac-ret+b-key
 build_and_check gcc x86_64-static -O2 -static
-echo "1..$n"
-echo "# corpus: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end corpus

@@ -29,11 +29,10 @@ set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/gen}
-CC=${CC:-cc}
-cflags="-O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes -std=gnu11"
-decoder="kernel/sframe_decode.c kernel/sframe_rule.c kernel/sframe_lookup.c kernel/sframe_print.c"
-gen_srcs="scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c kernel/sframe_encode.c $decoder"
-dump_srcs="scripts/sframe-dump.c scripts/elf-sframe.c $decoder"
+# The tools, built by make check-gen (GEN_ASAN with ASan and UBSan).
+gen=${GEN:-$root/scripts/sframe-gen}
+dump=${DUMP:-$root/scripts/sframe-dump}
+gen_asan=${GEN_ASAN:-$root/build/sframe-gen-asan}
 # V3 sections are encoded for a high address to exercise PC-relative
 # starts; V2 keeps 32-bit starts, so it is encoded near the code.
 v3_vaddr=0x7f0000000000
@@ -42,37 +41,11 @@ cd "$root" || exit 2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-pass=0
-fail=0
-n=0
-
-ok() {
-	n=$((n + 1)); pass=$((pass + 1)); echo "ok $n $1"
-}
-
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n $1"
-}
-
-skip() {
-	n=$((n + 1)); echo "ok $n $1 # SKIP $2"
-}
+# shellcheck source=scripts/tests/tap.sh
+. "$root/scripts/tests/tap.sh"
 
 indent() {
 	sed 's/^/# /'
-}
-
-# build OUTPUT SOURCES...: compile unless OUTPUT is newer than every input.
-build() {
-	local bin=$1 f stale=
-	shift
-	for f in "$@" include/sframe/*.h kernel/sframe_internal.h \
-		 scripts/*.h; do
-		[ "$bin" -nt "$f" ] || stale=1
-	done
-	[ -z "$stale" ] && return 0
-	# shellcheck disable=SC2086
-	$CC $cflags -o "$bin" "$@"
 }
 
 # ---- readelf's rows as address intervals ----
@@ -768,26 +741,14 @@ check_no_shdr() {
 
 # ---- main ----
 
-gen=$out/sframe-gen
-dump=$out/sframe-dump
-gen_asan=$out/sframe-gen-asan
 echo "TAP version 13"
-# shellcheck disable=SC2086
-if build "$gen" $gen_srcs && build "$dump" $dump_srcs; then
-	ok "build sframe-gen and sframe-dump"
-else
-	not_ok "build sframe-gen and sframe-dump"
-	echo "# gen-oracle: $pass passed, $fail failed"
-	exit 1
-fi
-# shellcheck disable=SC2086
-if cflags="$cflags -O1 -fsanitize=address,undefined -fno-sanitize-recover=all" \
-	build "$gen_asan" $gen_srcs; then
-	ok "build sframe-gen with ASan and UBSan"
-else
-	not_ok "build sframe-gen with ASan and UBSan"
-	gen_asan=$gen
-fi
+for t in "$gen" "$dump" "$gen_asan"; do
+	if [ ! -x "$t" ]; then
+		not_ok "$t is not built (run make check-gen)"
+		tap_end gen-oracle
+		exit 1
+	fi
+done
 
 src=$root/scripts/tests/corpus-src.c
 bins=()
@@ -869,6 +830,4 @@ if [ -x "$out/corpus-O0" ]; then
 	check_no_shdr "$out/corpus-O0"
 fi
 
-echo "1..$n"
-echo "# gen-oracle: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_end gen-oracle

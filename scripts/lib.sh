@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers the project's shell scripts share.  Source it after setting
+# "prog" (the name messages carry); "die_status" sets die's exit code.
+
+LINUX_SOURCE_PKG=linux-source-6.12
+LINUX_SOURCE_TARBALL=/usr/src/$LINUX_SOURCE_PKG.tar.xz
+
+say() {
+	printf '%s: %s\n' "${prog:-${0##*/}}" "$*" >&2
+}
+
+die() {
+	say "error: $*"
+	exit "${die_status:-1}"
+}
+
+# Run a command as root (directly, or through sudo when available).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo > /dev/null 2>&1; then
+		sudo "$@"
+	else
+		die "need root for: $*"
+	fi
+}
+
+# apt-get install, refreshing the package lists only if that fails.
+apt_install() {
+	export DEBIAN_FRONTEND=noninteractive
+	as_root apt-get install -y -qq --no-install-recommends "$@" \
+		> /dev/null 2>&1 && return 0
+	as_root apt-get update -qq > /dev/null || die "apt-get update failed"
+	as_root apt-get install -y -qq --no-install-recommends "$@" > /dev/null ||
+		die "cannot install $*"
+}
+
+# Debian's kernel source tarball, for checkpatch, kselftest headers, KUnit.
+need_linux_source() {
+	[ -f "$LINUX_SOURCE_TARBALL" ] && return 0
+	say "installing $LINUX_SOURCE_PKG"
+	apt_install "$LINUX_SOURCE_PKG"
+}
