@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframe_unwind: module entry points and the decoder's debugfs interface.
+ * sframe_unwind: module entry points, parameters and the decoder's debugfs
+ * interface.
  *
  * The debugfs directory /sys/kernel/debug/sframe_unwind/ lets user space
  * (the selftests) run the in-kernel decoder on a section of its choice and
@@ -57,11 +58,11 @@
 
 #include <sframe/decode.h>
 
+#include "compat.h"
+#include "sfu.h"
+
 #define SFU_DBG_MAX_SECTION	(16UL << 20)
 #define SFU_DBG_MIN_ALLOC	(64UL << 10)
-#define SFU_DBG_MAX_PCS		1024
-#define SFU_DBG_MAX_INPUT	(SFU_DBG_MAX_PCS * 20)
-#define SFU_DBG_LINE		256
 
 static struct {
 	struct mutex lock;	/* guards everything below */
@@ -171,44 +172,17 @@ static int sfu_dbg_diag(char *buf, size_t size, int err,
 			 sec->diag.what, sec->diag.off);
 }
 
-/*
- * Append the result line of @pc to @buf; @init is sfu_section_init()'s.
- * The line is the one sframe-dump --pc prints for the same section.
- */
+/* Append the result line of @pc to @buf; @init is sfu_section_init()'s. */
 static int sfu_dbg_lookup(char *buf, size_t size, struct sfu_section *sec,
 			  int init, u64 pc)
 {
-	char rule_str[SFU_RULE_STR_MAX];
 	struct sfu_rule rule;
 	int err = init;
 
 	if (!err)
 		err = sfu_find_rule(sec, pc, &rule, SFU_MEM_KERNEL);
-	if (err)
-		return scnprintf(buf, size, "0x%llx: error: %s\n", pc,
-				 sfu_strerror(err));
-	sfu_rule_format(&rule, sec->elems[0].abi, rule_str, sizeof(rule_str));
-	return scnprintf(buf, size, "0x%llx: %s\n", pc, rule_str);
-}
-
-/* Parse white-space separated hex PCs from @str into @pcs. */
-static int sfu_dbg_parse_pcs(char *str, u64 *pcs, unsigned int *nr)
-{
-	char *tok;
-	int ret;
-
-	*nr = 0;
-	while ((tok = strsep(&str, " \t\n"))) {
-		if (!*tok)
-			continue;
-		if (*nr == SFU_DBG_MAX_PCS)
-			return -E2BIG;
-		ret = kstrtou64(tok, 16, &pcs[*nr]);
-		if (ret)
-			return ret;
-		(*nr)++;
-	}
-	return *nr ? 0 : -EINVAL;
+	return sfu_rule_line(buf, size, pc, err, &rule,
+			     err ? 0 : sec->elems[0].abi);
 }
 
 /* Look up @nr PCs and replace the stored results.  Takes sfu_dbg.lock. */
@@ -241,26 +215,14 @@ static ssize_t sfu_decode_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	unsigned int nr;
-	char *str;
 	u64 *pcs;
 	int ret;
 
-	if (!count || count > SFU_DBG_MAX_INPUT)
-		return -EINVAL;
-	str = memdup_user_nul(ubuf, count);
-	if (IS_ERR(str))
-		return PTR_ERR(str);
-	pcs = kmalloc_array(SFU_DBG_MAX_PCS, sizeof(*pcs), GFP_KERNEL);
-	if (!pcs) {
-		ret = -ENOMEM;
-		goto free_str;
-	}
-	ret = sfu_dbg_parse_pcs(str, pcs, &nr);
-	if (!ret)
-		ret = sfu_dbg_run(pcs, nr);
+	ret = sfu_pcs_parse(ubuf, count, &pcs, &nr);
+	if (ret)
+		return ret;
+	ret = sfu_dbg_run(pcs, nr);
 	kfree(pcs);
-free_str:
-	kfree(str);
 	if (ret)
 		return ret;
 	*ppos = 0;
@@ -339,6 +301,7 @@ static void sfu_debugfs_init(void)
 	debugfs_create_u8("abi", 0600, dir, &sfu_dbg.abi);
 	debugfs_create_file("decode", 0600, dir, NULL, &sfu_decode_fops);
 	debugfs_create_file("status", 0400, dir, NULL, &sfu_status_fops);
+	sfu_introspect_init(dir);
 }
 
 static void sfu_debugfs_exit(void)
@@ -351,23 +314,56 @@ static void sfu_debugfs_exit(void)
 	sfu_dbg_reset_blob();
 }
 
+static bool sfu_scan_on_load = true;
+module_param_named(scan_on_load, sfu_scan_on_load, bool, 0444);
+MODULE_PARM_DESC(scan_on_load,
+		 "Register the sections of processes already running at load (default on)");
+
 static int __init sfu_init(void)
 {
 	u8 abi = sfu_native_abi();
+	int ret;
 
 	if (abi == SFU_ABI_ANY) {
 		pr_err("SFrame defines no ABI for this architecture\n");
 		return -ENODEV;
 	}
+	sfu_twork_init();
+	ret = sfu_registry_init();
+	if (ret)
+		return ret;
+	ret = sfu_hooks_init();
+	if (ret)
+		goto exit_registry;
+	ret = sfu_chardev_init();
+	if (ret) {
+		pr_err("cannot register /dev/%s (%d)\n", KBUILD_MODNAME, ret);
+		goto exit_hooks;
+	}
 	sfu_debugfs_init();
+	if (sfu_scan_on_load)
+		sfu_scan_all();
 	pr_info("loaded, native SFrame ABI %s (%u)\n",
 		sfu_abi_info(abi)->name, abi);
 	return 0;
+
+exit_hooks:
+	sfu_hooks_exit();
+	sfu_twork_drain();
+exit_registry:
+	sfu_registry_exit();
+	return ret;
 }
 
 static void __exit sfu_exit(void)
 {
+	/* Readers of the debugfs files first, then whatever adds regions. */
 	sfu_debugfs_exit();
+	sfu_chardev_exit();
+	sfu_hooks_exit();
+	sfu_twork_drain();
+	sfu_registry_exit();
+	sfu_sidecar_exit();
 }
 
 module_init(sfu_init);

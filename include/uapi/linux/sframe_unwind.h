@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * sframe_unwind: the user-space interface of the SFrame unwinder module.
+ *
+ * The module registers the .sframe sections of mapped ELF files by itself.
+ * This device is for what it cannot find on its own:
+ *
+ *   SFRAME_UNWIND_IOC_ADD       register a section in the caller's memory
+ *                               for a text range of the caller (JITs)
+ *   SFRAME_UNWIND_IOC_DEL       drop such a registration
+ *   SFRAME_UNWIND_IOC_ADD_FILE  register a section for every mapping of a
+ *                               file that has no .sframe of its own
+ *                               (CAP_SYS_ADMIN or CAP_PERFMON)
+ *   SFRAME_UNWIND_IOC_DEL_FILE  drop such a registration
+ *   SFRAME_UNWIND_IOC_QUERY     list what is registered for a process
+ *
+ * Every argument struct starts with its own size.  The kernel accepts
+ * smaller (older) structs, treating missing fields as zero, and larger
+ * (newer) ones as long as the bytes it does not know are zero (E2BIG
+ * otherwise).  Unknown flags are refused with EINVAL.
+ */
+#ifndef _UAPI_LINUX_SFRAME_UNWIND_H
+#define _UAPI_LINUX_SFRAME_UNWIND_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define SFRAME_UNWIND_DEVICE		"/dev/sframe_unwind"
+
+/* Where a registered section came from (sframe_unwind_entry.source). */
+#define SFRAME_UNWIND_SRC_ELF		1	/* PT_GNU_SFRAME of the file */
+#define SFRAME_UNWIND_SRC_SIDECAR	2	/* SFRAME_UNWIND_IOC_ADD_FILE */
+#define SFRAME_UNWIND_SRC_JIT		3	/* SFRAME_UNWIND_IOC_ADD */
+
+/* sframe_unwind_region.flags */
+#define SFRAME_UNWIND_REPLACE		(1U << 0)	/* grow or shrink */
+
+/**
+ * struct sframe_unwind_region - a section for a text range of the caller
+ * @size: sizeof(struct sframe_unwind_region)
+ * @flags: SFRAME_UNWIND_REPLACE: replace the JIT registration that starts
+ *	at @text_start (the section may have grown, shrunk or moved);
+ *	without it, a range that overlaps any registration is refused
+ * @pid: 0 or the caller's own process id; other processes are refused
+ * @reserved: must be zero
+ * @text_start: first address of the code the section describes
+ * @text_end: one past the last address
+ * @sframe_start: the section's address in the caller's memory; it must
+ *	stay there, readable, while registered: unwinding reads it
+ * @sframe_len: the section's length in bytes
+ *
+ * SFRAME_UNWIND_IOC_DEL takes the same struct; only @size, @pid and
+ * @text_start are used.  FDEs may be unsorted; function start addresses
+ * are those the section encodes for @sframe_start.
+ */
+struct sframe_unwind_region {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__u32 reserved;
+	__u64 text_start;
+	__u64 text_end;
+	__u64 sframe_start;
+	__u64 sframe_len;
+};
+
+#define SFRAME_UNWIND_BUILD_ID_MAX	20
+
+/**
+ * struct sframe_unwind_file - a generated section for an ELF file
+ * @size: sizeof(struct sframe_unwind_file)
+ * @flags: must be zero
+ * @fd: the ELF file, open for reading; the registration is keyed by its
+ *	device and inode and checked against its build-id
+ * @build_id_len: 0, or the length of @build_id, which must then equal the
+ *	file's NT_GNU_BUILD_ID note
+ * @build_id: expected build-id
+ * @reserved: must be zero
+ * @sframe_vaddr: the link-time address the section was encoded for (the
+ *	address it would have had in the file); it moves with the file's
+ *	load bias in every process
+ * @sframe_ptr: the section's bytes in the caller's memory; the module
+ *	keeps a copy
+ * @sframe_len: the section's length in bytes
+ *
+ * SFRAME_UNWIND_IOC_DEL_FILE takes the same struct; only @size and @fd
+ * are used.  A registration applies to mappings made after it, in every
+ * process, while the file has no PT_GNU_SFRAME of its own.
+ */
+struct sframe_unwind_file {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 build_id_len;
+	__u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	__u32 reserved;
+	__u64 sframe_vaddr;
+	__u64 sframe_ptr;
+	__u64 sframe_len;
+};
+
+/**
+ * struct sframe_unwind_entry - one registered section, as QUERY reports it
+ * @text_start: text range the section describes
+ * @text_end: one past its end
+ * @sframe_start: the section's address in the process (for sidecar
+ *	sections, where it would be; the bytes are kept by the module)
+ * @sframe_len: the section's length
+ * @dev: device of the mapped file (new_encode_dev()), 0 for JIT
+ * @ino: inode number of the mapped file, 0 for JIT
+ * @nr_fdes: function descriptors in the section
+ * @version: SFrame version (1, 2 or 3)
+ * @abi: SFrame ABI/arch id
+ * @source: SFRAME_UNWIND_SRC_*
+ * @reserved: zero
+ */
+struct sframe_unwind_entry {
+	__u64 text_start;
+	__u64 text_end;
+	__u64 sframe_start;
+	__u64 sframe_len;
+	__u64 dev;
+	__u64 ino;
+	__u32 nr_fdes;
+	__u8 version;
+	__u8 abi;
+	__u8 source;
+	__u8 reserved;
+};
+
+/**
+ * struct sframe_unwind_query - list a process's registered sections
+ * @size: sizeof(struct sframe_unwind_query)
+ * @flags: must be zero
+ * @pid: the process (0: the caller); needs ptrace read access to it
+ * @count: in: room in @entries; out: number of registered sections,
+ *	which may exceed the room (then only the first ones are copied)
+ * @entries: user pointer to an array of struct sframe_unwind_entry,
+ *	sorted by text address
+ */
+struct sframe_unwind_query {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__u32 count;
+	__u64 entries;
+};
+
+#define SFRAME_UNWIND_IOC_MAGIC		0xb6
+
+#define SFRAME_UNWIND_IOC_ADD		_IOW(SFRAME_UNWIND_IOC_MAGIC, 1, \
+					     struct sframe_unwind_region)
+#define SFRAME_UNWIND_IOC_DEL		_IOW(SFRAME_UNWIND_IOC_MAGIC, 2, \
+					     struct sframe_unwind_region)
+#define SFRAME_UNWIND_IOC_ADD_FILE	_IOW(SFRAME_UNWIND_IOC_MAGIC, 3, \
+					     struct sframe_unwind_file)
+#define SFRAME_UNWIND_IOC_DEL_FILE	_IOW(SFRAME_UNWIND_IOC_MAGIC, 4, \
+					     struct sframe_unwind_file)
+#define SFRAME_UNWIND_IOC_QUERY		_IOWR(SFRAME_UNWIND_IOC_MAGIC, 5, \
+					      struct sframe_unwind_query)
+
+#endif /* _UAPI_LINUX_SFRAME_UNWIND_H */

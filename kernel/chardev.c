@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/sframe_unwind: registration ioctls (include/uapi/linux/sframe_unwind.h).
+ *
+ * Commands are matched by type and number only; the struct's own size
+ * field says which version of it the caller passes, and
+ * copy_struct_from_user() zero-extends older structs and refuses newer
+ * ones that set fields this module does not know.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "sfu.h"
+
+/* Versions of the argument structs this module knows: the first. */
+#define SFU_REGION_SIZE_VER0	sizeof(struct sframe_unwind_region)
+#define SFU_FILE_SIZE_VER0	sizeof(struct sframe_unwind_file)
+#define SFU_QUERY_SIZE_VER0	sizeof(struct sframe_unwind_query)
+/* Room for the size field itself. */
+#define SFU_SIZE_MIN		sizeof(__u32)
+/* Largest argument accepted, whatever its version. */
+#define SFU_ARG_MAX		PAGE_SIZE
+
+/* Copy an argument struct that starts with its size. */
+static int sfu_get_arg(void *dst, size_t ksize, size_t min,
+		       const void __user *uarg)
+{
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < min || usize > SFU_ARG_MAX)
+		return -EINVAL;
+	return copy_struct_from_user(dst, ksize, uarg, usize);
+}
+
+static bool sfu_user_range_ok(u64 start, u64 len)
+{
+	return len && start < TASK_SIZE && len <= TASK_SIZE - start;
+}
+
+/* Copy a region argument; it must name the caller's own process. */
+static int sfu_get_region_arg(struct sframe_unwind_region *a,
+			      const void __user *uarg)
+{
+	int ret = sfu_get_arg(a, sizeof(*a), SFU_REGION_SIZE_VER0, uarg);
+
+	if (ret)
+		return ret;
+	if (a->pid && a->pid != task_tgid_vnr(current))
+		return -EPERM;
+	return current->mm ? 0 : -ESRCH;
+}
+
+static long sfu_ioc_add(const void __user *uarg)
+{
+	struct sframe_unwind_region a;
+	struct mm_struct *mm = current->mm;
+	struct sfu_region *r;
+	struct sfu_mm *smm;
+	void *bytes;
+	int ret;
+
+	ret = sfu_get_region_arg(&a, uarg);
+	if (ret)
+		return ret;
+	if ((a.flags & ~SFRAME_UNWIND_REPLACE) || a.reserved ||
+	    a.text_start >= a.text_end ||
+	    !sfu_user_range_ok(a.text_start, a.text_end - a.text_start) ||
+	    !sfu_user_range_ok(a.sframe_start, a.sframe_len))
+		return -EINVAL;
+	if (a.sframe_len > sfu_max_section_bytes)
+		return -EFBIG;
+
+	bytes = kvmalloc(a.sframe_len, GFP_KERNEL_ACCOUNT);
+	if (!bytes)
+		return -ENOMEM;
+	if (copy_from_user(bytes, u64_to_user_ptr(a.sframe_start),
+			   a.sframe_len)) {
+		ret = -EFAULT;
+		goto free_bytes;
+	}
+	r = sfu_region_alloc();
+	if (!r) {
+		ret = -ENOMEM;
+		goto free_bytes;
+	}
+	r->start = a.text_start;
+	r->end = a.text_end;
+	r->source = SFRAME_UNWIND_SRC_JIT;
+	ret = sfu_region_init_section(r, bytes, a.sframe_len, a.sframe_start,
+				      true);
+	if (ret)
+		goto put_region;
+	if (r->sec.nr_fdes && (r->sec.text_lo < a.text_start ||
+			       r->sec.text_hi > a.text_end)) {
+		ret = -EINVAL;
+		goto put_region;
+	}
+	smm = sfu_mm_get(mm, current);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+		goto put_region;
+	}
+	ret = sfu_mm_insert(smm, r, (a.flags & SFRAME_UNWIND_REPLACE) ?
+			    SFU_OVERLAP_JIT_SAME_START : SFU_OVERLAP_REFUSE);
+	if (!ret)
+		r = NULL;
+put_region:
+	sfu_region_put(r);
+free_bytes:
+	kvfree(bytes);
+	return ret;
+}
+
+static long sfu_ioc_del(const void __user *uarg)
+{
+	struct sframe_unwind_region a;
+	struct sfu_mm *smm;
+	int ret;
+
+	ret = sfu_get_region_arg(&a, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.reserved)
+		return -EINVAL;
+	rcu_read_lock();
+	smm = sfu_mm_find(current->mm);
+	rcu_read_unlock();
+	/* Our own mm has users (us), so its registry stays. */
+	return smm ? sfu_mm_remove_jit(smm, a.text_start) : -ENOENT;
+}
+
+static long sfu_ioc_file(const void __user *uarg, bool add)
+{
+	struct sframe_unwind_file a;
+	struct file *file;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+		return -EPERM;
+	ret = sfu_get_arg(&a, sizeof(a), SFU_FILE_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if ((a.flags & ~SFRAME_UNWIND_REPLACE) || a.reserved ||
+	    a.build_id_len > SFRAME_UNWIND_BUILD_ID_MAX)
+		return -EINVAL;
+	if (add && !sfu_user_range_ok(a.sframe_ptr, a.sframe_len))
+		return -EINVAL;
+	file = fget(a.fd);
+	if (!file)
+		return -EBADF;
+	if (!(file->f_mode & FMODE_READ))
+		ret = -EBADF;
+	else if (add)
+		ret = sfu_sidecar_add(file, &a, u64_to_user_ptr(a.sframe_ptr));
+	else
+		ret = sfu_sidecar_del(file);
+	fput(file);
+	return ret;
+}
+
+/* May the caller see @task's registrations? */
+static bool sfu_may_query(struct task_struct *task)
+{
+	const struct cred *tcred;
+	bool same;
+
+	if (task == current->group_leader || capable(CAP_SYS_PTRACE) ||
+	    perfmon_capable())
+		return true;
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	same = uid_eq(current_euid(), tcred->uid) &&
+	       uid_eq(current_euid(), tcred->euid);
+	rcu_read_unlock();
+	return same;
+}
+
+static void sfu_fill_entry(struct sframe_unwind_entry *e,
+			   const struct sfu_region *r)
+{
+	memset(e, 0, sizeof(*e));
+	e->text_start = r->start;
+	e->text_end = r->end;
+	e->sframe_start = r->sec.vaddr;
+	e->sframe_len = r->sec.size;
+	e->dev = r->file ? new_encode_dev(r->dev) : 0;
+	e->ino = r->file ? r->ino : 0;
+	e->nr_fdes = r->sec.nr_fdes;
+	e->version = r->version;
+	e->abi = r->sec.abi;
+	e->source = r->source;
+}
+
+static int sfu_query_copy(struct sfu_map *snap, struct sframe_unwind_query *q)
+{
+	struct sframe_unwind_entry __user *out = u64_to_user_ptr(q->entries);
+	struct sframe_unwind_entry e;
+	unsigned int i;
+
+	for (i = 0; snap && i < snap->nr && i < q->count; i++) {
+		sfu_fill_entry(&e, snap->regions[i]);
+		if (copy_to_user(&out[i], &e, sizeof(e)))
+			return -EFAULT;
+	}
+	q->count = snap ? snap->nr : 0;
+	return 0;
+}
+
+static long sfu_ioc_query(void __user *uarg)
+{
+	struct sframe_unwind_query q;
+	struct task_struct *task;
+	struct sfu_map *snap = NULL;
+	struct mm_struct *mm;
+	struct sfu_mm *smm;
+	int ret;
+
+	ret = sfu_get_arg(&q, sizeof(q), SFU_QUERY_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (q.flags)
+		return -EINVAL;
+	if (q.pid < 0)
+		return -ESRCH;
+	if (q.pid) {
+		struct pid *pid = find_get_pid(q.pid);
+
+		task = get_pid_task(pid, PIDTYPE_TGID);
+		put_pid(pid);
+	} else {
+		task = get_task_struct(current->group_leader);
+	}
+	if (!task)
+		return -ESRCH;
+	if (!sfu_may_query(task)) {
+		ret = -EACCES;
+		goto put_task;
+	}
+	mm = get_task_mm(task);
+	if (mm) {
+		rcu_read_lock();
+		smm = sfu_mm_find(mm);
+		if (smm)
+			snap = sfu_mm_snapshot(smm);
+		rcu_read_unlock();
+		mmput(mm);
+	}
+	ret = sfu_query_copy(snap, &q);
+	sfu_map_release(snap);
+	if (!ret && put_user(q.count,
+			     &((struct sframe_unwind_query __user *)uarg)->count))
+		ret = -EFAULT;
+put_task:
+	put_task_struct(task);
+	return ret;
+}
+
+static long sfu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (_IOC_TYPE(cmd) != SFRAME_UNWIND_IOC_MAGIC)
+		return -ENOTTY;
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(SFRAME_UNWIND_IOC_ADD):
+		return sfu_ioc_add(uarg);
+	case _IOC_NR(SFRAME_UNWIND_IOC_DEL):
+		return sfu_ioc_del(uarg);
+	case _IOC_NR(SFRAME_UNWIND_IOC_ADD_FILE):
+		return sfu_ioc_file(uarg, true);
+	case _IOC_NR(SFRAME_UNWIND_IOC_DEL_FILE):
+		return sfu_ioc_file(uarg, false);
+	case _IOC_NR(SFRAME_UNWIND_IOC_QUERY):
+		return sfu_ioc_query(uarg);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations sfu_chardev_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = sfu_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice sfu_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "sframe_unwind",
+	.fops = &sfu_chardev_fops,
+	.mode = 0666,
+};
+
+int sfu_chardev_init(void)
+{
+	return misc_register(&sfu_miscdev);
+}
+
+void sfu_chardev_exit(void)
+{
+	misc_deregister(&sfu_miscdev);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place that knows how the kernels this module supports differ.
+ *
+ * Supported: Linux 6.1 up to the newest release tested (6.12 is the other
+ * reference kernel).  Everything the module uses is exported or inline on
+ * all of them; what differs is gathered here.
+ */
+#ifndef _SFU_COMPAT_H
+#define _SFU_COMPAT_H
+
+#include <linux/elf.h>
+#include <linux/mm.h>
+
+/* Linux 6.1 brought the maple tree and its VMA iterator. */
+#ifndef for_each_vma
+#error "sframe_unwind needs Linux 6.1 or later (for_each_vma())"
+#endif
+
+#ifndef CONFIG_MMU_NOTIFIER
+#error "sframe_unwind needs CONFIG_MMU_NOTIFIER (unmap and exit tracking)"
+#endif
+
+#ifndef CONFIG_KPROBES
+#error "sframe_unwind needs CONFIG_KPROBES (mmap tracking)"
+#endif
+
+#ifndef CONFIG_TRACEPOINTS
+#error "sframe_unwind needs CONFIG_TRACEPOINTS (fork tracking)"
+#endif
+
+/* The program header binutils 2.40 and later emit for .sframe. */
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME		0x6474e554
+#endif
+
+/* The GNU build-id note type (binutils' elf/common.h). */
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID		3
+#endif
+
+#include <linux/ptrace.h>
+
+/*
+ * The first argument of a probed function.  s390's
+ * regs_get_kernel_argument() calls regs_get_register(), which 6.1 does
+ * not export; the argument is in r2.
+ */
+static inline unsigned long sfu_kprobe_arg0(struct pt_regs *regs)
+{
+#ifdef CONFIG_S390
+	return regs->gprs[2];
+#else
+	return regs_get_kernel_argument(regs, 0);
+#endif
+}
+
+#endif /* _SFU_COMPAT_H */

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From a mapped ELF file to a registered region.
+ *
+ * Everything is read from the file (kernel_read()), not from the process:
+ * the program headers, the build-id note and the .sframe bytes that the
+ * decoder validates and indexes.  So a region can be built for any mm, in
+ * any task that may sleep (the mapping task on its way back to user space,
+ * or insmod scanning processes that were running before the module), and
+ * what is validated cannot change while it is being validated.  Unwinding
+ * later reads the section where the process has it mapped.
+ *
+ * Files without PT_GNU_SFRAME may have a sidecar: a section registered for
+ * the file (device, inode, build-id) through the character device, kept
+ * here in kernel memory and shared by every process mapping the file.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "sfu.h"
+
+/* Program headers read per file; binaries have about a dozen. */
+#define SFU_ELF_MAX_PHDRS	128
+/* Note bytes searched for the build-id. */
+#define SFU_ELF_MAX_NOTES	4096
+#define SFU_GNU_NOTE_NAME	"GNU"
+#define SFU_SIDECAR_HASH_BITS	6
+/* Executable mappings a scan of one mm looks at. */
+#define SFU_SCAN_MAX_VMAS	4096
+
+struct sfu_elf {
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph;
+	unsigned int phnum;
+};
+
+/* The mapping a region is built for, as seen under the mmap lock. */
+struct sfu_vma_ref {
+	struct file *file;
+	unsigned long start;
+	unsigned long end;
+	unsigned long pgoff;
+};
+
+static DEFINE_HASHTABLE(sfu_sidecars, SFU_SIDECAR_HASH_BITS);
+static DEFINE_MUTEX(sfu_sidecar_lock);	/* guards sfu_sidecars */
+
+/**
+ * sfu_refuse() - say once (rate limited) why a section was refused
+ * @who: the file's path, or "jit"
+ * @why: the failed check
+ * @off: section offset the check concerns
+ * @err: the error code
+ */
+void sfu_refuse(const char *who, const char *why, u64 off, int err)
+{
+	enum sfu_stat stat;
+
+	switch (err) {
+	case -ENOMEM:
+		stat = SFU_STAT_REFUSED_NOMEM;
+		break;
+	case -EFAULT:
+	case -EIO:
+		stat = SFU_STAT_REFUSED_FAULT;
+		break;
+	case -EFBIG:
+	case -ENOSPC:
+		stat = SFU_STAT_REFUSED_LIMIT;
+		break;
+	case -ENOEXEC:
+		stat = SFU_STAT_REFUSED_ELF;
+		break;
+	default:
+		stat = SFU_STAT_REFUSED_CORRUPT;
+		break;
+	}
+	sfu_stat_inc(SFU_STAT_REFUSED);
+	sfu_stat_inc(stat);
+	pr_warn_ratelimited("%s: refused: %s at 0x%llx (%s)\n", who, why, off,
+			    sfu_strerror(err));
+}
+
+/* Refuse a file's section, naming the file by path. */
+static void sfu_refuse_file(struct file *file, const char *why, u64 off,
+			    int err)
+{
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *path = buf ? file_path(file, buf, PATH_MAX) : NULL;
+
+	sfu_refuse(IS_ERR_OR_NULL(path) ? "(unnamed)" : path, why, off, err);
+	kfree(buf);
+}
+
+static int sfu_read_exact(struct file *file, void *buf, size_t len, u64 off)
+{
+	loff_t pos = off;
+	ssize_t n = kernel_read(file, buf, len, &pos);
+
+	if (n < 0)
+		return n;
+	return n == len ? 0 : -EIO;
+}
+
+/* Read the ELF header and program headers of a native ELF file. */
+static int sfu_elf_read(struct file *file, struct sfu_elf *elf)
+{
+	Elf64_Ehdr *eh = &elf->eh;
+	size_t len;
+	int ret;
+
+	elf->ph = NULL;
+	ret = sfu_read_exact(file, eh, sizeof(*eh), 0);
+	if (ret)
+		return -ENOEXEC;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELF_CLASS ||
+	    eh->e_ident[EI_DATA] != ELF_DATA || !elf_check_arch(eh) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum ||
+	    eh->e_phnum > SFU_ELF_MAX_PHDRS)
+		return -ENOEXEC;
+	elf->phnum = eh->e_phnum;
+	len = elf->phnum * sizeof(Elf64_Phdr);
+	elf->ph = kmalloc(len, GFP_KERNEL);
+	if (!elf->ph)
+		return -ENOMEM;
+	ret = sfu_read_exact(file, elf->ph, len, eh->e_phoff);
+	if (ret) {
+		kfree(elf->ph);
+		elf->ph = NULL;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+static const Elf64_Phdr *sfu_elf_find(const struct sfu_elf *elf, u32 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < elf->phnum; i++)
+		if (elf->ph[i].p_type == type)
+			return &elf->ph[i];
+	return NULL;
+}
+
+/* The executable PT_LOAD whose file bytes the mapping at @v starts in. */
+static const Elf64_Phdr *sfu_elf_text(const struct sfu_elf *elf,
+				      const struct sfu_vma_ref *v)
+{
+	u64 off = (u64)v->pgoff << PAGE_SHIFT;
+	unsigned int i;
+
+	for (i = 0; i < elf->phnum; i++) {
+		const Elf64_Phdr *p = &elf->ph[i];
+		u64 first = p->p_offset & PAGE_MASK;
+		u64 end = p->p_offset + p->p_filesz;
+
+		if (p->p_type == PT_LOAD && (p->p_flags & PF_X) &&
+		    end > p->p_offset && off >= first && off < end)
+			return p;
+	}
+	return NULL;
+}
+
+/* Is [off, off + len) file-backed inside a PT_LOAD, at matching vaddr? */
+static bool sfu_elf_loaded(const struct sfu_elf *elf, const Elf64_Phdr *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < elf->phnum; i++) {
+		const Elf64_Phdr *p = &elf->ph[i];
+
+		if (p->p_type != PT_LOAD || s->p_offset < p->p_offset ||
+		    s->p_filesz > p->p_filesz ||
+		    s->p_offset - p->p_offset > p->p_filesz - s->p_filesz)
+			continue;
+		if (s->p_vaddr - p->p_vaddr == s->p_offset - p->p_offset)
+			return true;
+	}
+	return false;
+}
+
+/* The NT_GNU_BUILD_ID of the file, or 0 bytes. */
+static u32 sfu_elf_build_id(struct file *file, const struct sfu_elf *elf,
+			    u8 *id)
+{
+	const u32 name_len = sizeof(SFU_GNU_NOTE_NAME);
+	unsigned int i;
+	u8 *buf;
+	u32 ret = 0;
+
+	buf = kmalloc(SFU_ELF_MAX_NOTES, GFP_KERNEL);
+	if (!buf)
+		return 0;
+	for (i = 0; i < elf->phnum && !ret; i++) {
+		const Elf64_Phdr *p = &elf->ph[i];
+		size_t len = min_t(u64, p->p_filesz, SFU_ELF_MAX_NOTES);
+		size_t at = 0;
+
+		if (p->p_type != PT_NOTE ||
+		    sfu_read_exact(file, buf, len, p->p_offset))
+			continue;
+		while (len - at >= sizeof(Elf64_Nhdr)) {
+			Elf64_Nhdr nh;
+			size_t desc, next;
+
+			memcpy(&nh, buf + at, sizeof(nh));
+			desc = at + sizeof(nh) + ALIGN(nh.n_namesz, 4);
+			next = desc + ALIGN(nh.n_descsz, 4);
+			if (nh.n_namesz > len || nh.n_descsz > len ||
+			    next > len)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID &&
+			    nh.n_namesz == name_len &&
+			    !memcmp(buf + at + sizeof(nh), SFU_GNU_NOTE_NAME,
+				    name_len) &&
+			    nh.n_descsz && nh.n_descsz <=
+			    SFRAME_UNWIND_BUILD_ID_MAX) {
+				memcpy(id, buf + desc, nh.n_descsz);
+				ret = nh.n_descsz;
+				break;
+			}
+			at = next;
+		}
+	}
+	kfree(buf);
+	return ret;
+}
+
+/* ---- sidecars */
+
+static unsigned long sfu_sidecar_key(dev_t dev, unsigned long ino)
+{
+	return ino ^ ((unsigned long)dev << 20);
+}
+
+/* Caller holds sfu_sidecar_lock. */
+static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
+{
+	struct sfu_blob *blob;
+
+	hash_for_each_possible(sfu_sidecars, blob, node,
+			       sfu_sidecar_key(dev, ino))
+		if (blob->dev == dev && blob->ino == ino)
+			return blob;
+	return NULL;
+}
+
+/* A reference to @file's sidecar if it matches the file's build-id. */
+static struct sfu_blob *sfu_sidecar_get(struct file *file,
+					const struct sfu_elf *elf)
+{
+	struct inode *inode = file_inode(file);
+	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
+	struct sfu_blob *blob;
+	u32 id_len;
+
+	mutex_lock(&sfu_sidecar_lock);
+	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
+	if (blob)
+		kref_get(&blob->ref);
+	mutex_unlock(&sfu_sidecar_lock);
+	if (!blob || !blob->build_id_len)
+		return blob;
+	id_len = sfu_elf_build_id(file, elf, id);
+	if (id_len == blob->build_id_len &&
+	    !memcmp(id, blob->build_id, id_len))
+		return blob;
+	sfu_blob_put(blob);
+	return NULL;
+}
+
+/* ---- regions for mappings */
+
+static int sfu_region_from_file(struct sfu_region *r, struct file *file,
+				const struct sfu_elf *elf,
+				const Elf64_Phdr *s, unsigned long bias)
+{
+	void *bytes;
+	int ret;
+
+	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
+		sfu_refuse_file(file, "section size", s->p_filesz, -EFBIG);
+		return -EFBIG;
+	}
+	if (!sfu_elf_loaded(elf, s)) {
+		sfu_refuse_file(file, "section outside the loaded segments",
+				s->p_offset, -EBADMSG);
+		return -EBADMSG;
+	}
+	bytes = kvmalloc(s->p_filesz, GFP_KERNEL);
+	if (!bytes)
+		return -ENOMEM;
+	ret = sfu_read_exact(file, bytes, s->p_filesz, s->p_offset);
+	if (ret) {
+		sfu_refuse_file(file, "short read", s->p_offset, ret);
+		goto free_bytes;
+	}
+	ret = sfu_region_init_section(r, bytes, s->p_filesz,
+				      bias + s->p_vaddr, true);
+	if (ret)
+		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
+				r->sec.diag.off, ret);
+free_bytes:
+	kvfree(bytes);
+	return ret;
+}
+
+/* Index the sidecar the region holds (r->blob) for load bias @bias. */
+static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
+{
+	return sfu_region_init_section(r, r->blob->data, r->blob->len,
+				       bias + r->blob->link_vaddr, false);
+}
+
+/*
+ * Build the region for the mapping @v: NULL if the file carries no SFrame
+ * (and has no sidecar), an ERR_PTR if it does but it was refused.
+ */
+static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
+{
+	struct inode *inode = file_inode(v->file);
+	const Elf64_Phdr *text, *sf;
+	struct sfu_blob *blob = NULL;
+	struct sfu_region *r = NULL;
+	struct sfu_elf elf;
+	unsigned long bias;
+	int ret;
+
+	ret = sfu_elf_read(v->file, &elf);
+	if (ret)
+		return ret == -ENOMEM ? ERR_PTR(ret) : NULL;
+	text = sfu_elf_text(&elf, v);
+	sf = sfu_elf_find(&elf, PT_GNU_SFRAME);
+	if (!text)
+		goto free_phdrs;
+	if (!sf) {
+		blob = sfu_sidecar_get(v->file, &elf);
+		if (!blob)
+			goto free_phdrs;
+	}
+	/* Address of file offset p_offset, minus p_vaddr. */
+	bias = v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
+	       text->p_vaddr;
+	r = sfu_region_alloc();
+	if (!r) {
+		r = ERR_PTR(-ENOMEM);
+		goto put_blob;
+	}
+	r->start = bias + text->p_vaddr;
+	r->end = r->start + text->p_memsz;
+	r->source = sf ? SFRAME_UNWIND_SRC_ELF : SFRAME_UNWIND_SRC_SIDECAR;
+	r->dev = inode->i_sb->s_dev;
+	r->ino = inode->i_ino;
+	r->file = get_file(v->file);
+	r->blob = blob;
+	blob = NULL;
+	if (r->end <= r->start || r->end > TASK_SIZE)
+		ret = -EINVAL;
+	else if (sf)
+		ret = sfu_region_from_file(r, v->file, &elf, sf, bias);
+	else
+		ret = sfu_region_from_blob(r, bias);
+	if (ret) {
+		sfu_region_put(r);
+		r = ERR_PTR(ret);
+	}
+put_blob:
+	if (blob)
+		sfu_blob_put(blob);
+free_phdrs:
+	kfree(elf.ph);
+	return r;
+}
+
+/* Is the mapping described by @v still the one at v->start?  mmap lock. */
+static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, v->start);
+
+	return vma && vma->vm_file == v->file && vma->vm_pgoff == v->pgoff &&
+	       (vma->vm_flags & VM_EXEC);
+}
+
+/**
+ * sfu_elf_register_vma() - register the SFrame of the mapping at @addr
+ * @mm: the address space; the caller holds a user reference
+ * @owner: a task of @mm, named in listings
+ * @addr: an address in an executable file mapping of @mm
+ *
+ * May sleep.  Takes the mmap lock itself: reads the mapping under it,
+ * builds the region without it, then inserts the region under it again if
+ * the mapping is still there.  A file without SFrame is not an error.
+ *
+ * Return: 0 or a negative error code.
+ */
+int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
+			 unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	struct sfu_region *r;
+	struct sfu_vma_ref v;
+	struct sfu_mm *smm;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma || !vma->vm_file || !(vma->vm_flags & VM_EXEC)) {
+		mmap_read_unlock(mm);
+		return 0;
+	}
+	v.file = get_file(vma->vm_file);
+	v.start = vma->vm_start;
+	v.end = vma->vm_end;
+	v.pgoff = vma->vm_pgoff;
+	rcu_read_lock();
+	smm = sfu_mm_find(mm);
+	if (smm && sfu_mm_covers(smm, v.start, v.file))
+		smm = ERR_PTR(-EEXIST);
+	rcu_read_unlock();
+	mmap_read_unlock(mm);
+	if (IS_ERR(smm))
+		goto put_file;
+
+	r = sfu_region_for(&v);
+	if (IS_ERR_OR_NULL(r)) {
+		ret = PTR_ERR_OR_ZERO(r);
+		goto put_file;
+	}
+	smm = sfu_mm_get(mm, owner);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+		goto put_region;
+	}
+	mmap_read_lock(mm);
+	if (sfu_vma_same(mm, &v) && !sfu_mm_covers(smm, v.start, v.file)) {
+		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE);
+		if (!ret)
+			r = NULL;
+		else
+			sfu_refuse_file(v.file, "registry", 0, ret);
+	}
+	mmap_read_unlock(mm);
+put_region:
+	sfu_region_put(r);
+put_file:
+	fput(v.file);
+	return ret;
+}
+
+/**
+ * sfu_scan_mm() - register the SFrame of every executable mapping of @mm
+ * @mm: the address space; the caller holds a user reference
+ * @owner: a task of @mm, named in listings
+ *
+ * For processes that were running before the module was loaded.
+ *
+ * Return: 0 or a negative error code.
+ */
+int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner)
+{
+	unsigned long *starts;
+	struct vm_area_struct *vma;
+	unsigned int i, n = 0;
+
+	starts = kvmalloc_array(SFU_SCAN_MAX_VMAS, sizeof(*starts),
+				GFP_KERNEL);
+	if (!starts)
+		return -ENOMEM;
+	mmap_read_lock(mm);
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (n == SFU_SCAN_MAX_VMAS)
+				break;
+			if (vma->vm_file && (vma->vm_flags & VM_EXEC))
+				starts[n++] = vma->vm_start;
+		}
+	}
+	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++) {
+		if (fatal_signal_pending(current))
+			break;
+		sfu_elf_register_vma(mm, owner, starts[i]);
+	}
+	kvfree(starts);
+	sfu_stat_inc(SFU_STAT_SCANNED_MMS);
+	return 0;
+}
+
+/* ---- sidecar registration (character device) */
+
+/**
+ * sfu_sidecar_add() - keep generated SFrame for the ELF file @file
+ * @file: the file the section describes
+ * @arg: the checked ioctl argument
+ * @bytes: the section in the caller's memory
+ *
+ * Return: 0; -ENOEXEC not a native ELF file, -ESTALE build-id mismatch,
+ * -EEXIST already registered (without SFRAME_UNWIND_REPLACE), -EFBIG too
+ * large, a decoder error for a section that does not validate, -ENOMEM,
+ * -EFAULT.
+ */
+int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
+		    const void __user *bytes)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_region *probe;
+	struct sfu_blob *blob, *old;
+	struct sfu_elf elf;
+	int ret;
+
+	if (!arg->sframe_len || arg->sframe_len > sfu_max_section_bytes)
+		return -EFBIG;
+	ret = sfu_elf_read(file, &elf);
+	if (ret)
+		return ret;
+	blob = kzalloc(sizeof(*blob), GFP_KERNEL_ACCOUNT);
+	if (!blob) {
+		ret = -ENOMEM;
+		goto free_phdrs;
+	}
+	kref_init(&blob->ref);
+	blob->dev = inode->i_sb->s_dev;
+	blob->ino = inode->i_ino;
+	blob->link_vaddr = arg->sframe_vaddr;
+	blob->len = arg->sframe_len;
+	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
+	if (arg->build_id_len &&
+	    (arg->build_id_len != blob->build_id_len ||
+	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {
+		ret = -ESTALE;
+		goto put_blob;
+	}
+	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT);
+	if (!blob->data) {
+		ret = -ENOMEM;
+		goto put_blob;
+	}
+	if (copy_from_user(blob->data, bytes, blob->len)) {
+		ret = -EFAULT;
+		goto put_blob;
+	}
+	/* Validate once at the link-time address. */
+	probe = sfu_region_alloc();
+	if (!probe) {
+		ret = -ENOMEM;
+		goto put_blob;
+	}
+	kref_get(&blob->ref);
+	probe->blob = blob;
+	ret = sfu_region_from_blob(probe, 0);
+	sfu_region_put(probe);
+	if (ret)
+		goto put_blob;
+
+	mutex_lock(&sfu_sidecar_lock);
+	old = sfu_sidecar_find(blob->dev, blob->ino);
+	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE)) {
+		ret = -EEXIST;
+	} else {
+		if (old)
+			hash_del(&old->node);
+		hash_add(sfu_sidecars, &blob->node,
+			 sfu_sidecar_key(blob->dev, blob->ino));
+		blob = old;	/* the table's reference to drop */
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+put_blob:
+	if (blob)
+		sfu_blob_put(blob);
+free_phdrs:
+	kfree(elf.ph);
+	return ret;
+}
+
+/**
+ * sfu_sidecar_del() - forget the sidecar of @file
+ * @file: the file
+ *
+ * Mappings that use it keep it until they go.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int sfu_sidecar_del(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_blob *blob;
+
+	mutex_lock(&sfu_sidecar_lock);
+	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
+	if (blob)
+		hash_del(&blob->node);
+	mutex_unlock(&sfu_sidecar_lock);
+	if (!blob)
+		return -ENOENT;
+	sfu_blob_put(blob);
+	return 0;
+}
+
+void sfu_sidecar_exit(void)
+{
+	struct hlist_node *tmp;
+	struct sfu_blob *blob;
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
+		hash_del(&blob->node);
+		sfu_blob_put(blob);
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+}

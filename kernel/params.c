@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters shared by the registry, the hooks and the device; in a
+ * file of their own so that the KUnit suites link them without main.c.
+ */
+#include <linux/moduleparam.h>
+
+#include "sfu.h"
+
+/* Default bounds: far above real programs, far below harm. */
+#define SFU_DEF_MAX_SECTIONS		1024
+#define SFU_DEF_MAX_SECTION_BYTES	(64UL << 20)
+#define SFU_DEF_MAX_MM_BYTES		(64UL << 20)
+
+unsigned int sfu_max_sections = SFU_DEF_MAX_SECTIONS;
+module_param_named(max_sections, sfu_max_sections, uint, 0644);
+MODULE_PARM_DESC(max_sections,
+		 "Most SFrame sections registered per process (default 1024)");
+
+unsigned long sfu_max_section_bytes = SFU_DEF_MAX_SECTION_BYTES;
+module_param_named(max_section_bytes, sfu_max_section_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_section_bytes,
+		 "Largest .sframe section accepted, in bytes (default 64 MiB)");
+
+unsigned long sfu_max_mm_bytes = SFU_DEF_MAX_MM_BYTES;
+module_param_named(max_mm_bytes, sfu_max_mm_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_mm_bytes,
+		 "Most kernel memory for one process's registry, in bytes (default 64 MiB)");
+
+bool sfu_validate_fres;
+module_param_named(validate_fres, sfu_validate_fres, bool, 0644);
+MODULE_PARM_DESC(validate_fres,
+		 "Check every FRE of a section at registration (default: header and FDE index only)");

@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-mm SFrame registries.
+ *
+ * Every mm with registered sections has a struct sfu_mm, found by mm
+ * pointer in a hash (lockless under RCU, so the unwinder can look it up in
+ * any context) and tied to the mm's life by an mmu notifier: munmap tells
+ * it which text went away, exit_mmap() releases it.
+ *
+ * An sfu_mm holds a sorted array of regions (struct sfu_map) that writers
+ * replace as a whole under sfu_mm.lock and readers use under RCU, so a
+ * lookup is one hash probe and a binary search, O(log n), without locks.
+ * Regions are immutable and reference counted: fork shares them with the
+ * child, and a reader that must sleep (the faulting unwinder) takes a
+ * reference.
+ *
+ * The notifier's callbacks may run in reclaim, so nothing they call
+ * allocates with reclaim or takes a lock that is held around such an
+ * allocation: writers allocate first and take the spinlock after.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/file.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "sfu.h"
+
+#define SFU_MMS_HASH_BITS	8
+
+static DEFINE_HASHTABLE(sfu_mms, SFU_MMS_HASH_BITS);
+static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
+static bool sfu_registry_closed;	/* under sfu_mms_lock */
+
+static atomic64_t sfu_stats[SFU_STAT_NR];
+static atomic_long_t sfu_nr_mms;
+static atomic_long_t sfu_nr_regions;
+static atomic_long_t sfu_bytes;
+
+static const char *const sfu_stat_names[SFU_STAT_NR] = {
+	[SFU_STAT_REGISTERED]		= "registered",
+	[SFU_STAT_UNREGISTERED]		= "unregistered",
+	[SFU_STAT_REFUSED]		= "refused",
+	[SFU_STAT_REFUSED_CORRUPT]	= "refused_corrupt",
+	[SFU_STAT_REFUSED_ELF]		= "refused_bad_elf",
+	[SFU_STAT_REFUSED_LIMIT]	= "refused_limit",
+	[SFU_STAT_REFUSED_NOMEM]	= "refused_nomem",
+	[SFU_STAT_REFUSED_FAULT]	= "refused_fault",
+	[SFU_STAT_LOOKUPS]		= "lookups",
+	[SFU_STAT_LOOKUP_HITS]		= "lookup_hits",
+	[SFU_STAT_FORKS]		= "forks",
+	[SFU_STAT_SCANNED_MMS]		= "scanned_mms",
+};
+
+void sfu_stat_inc(enum sfu_stat stat)
+{
+	atomic64_inc(&sfu_stats[stat]);
+}
+
+u64 sfu_stat_read(enum sfu_stat stat)
+{
+	return atomic64_read(&sfu_stats[stat]);
+}
+
+const char *sfu_stat_name(enum sfu_stat stat)
+{
+	return sfu_stat_names[stat];
+}
+
+long sfu_stat_mms(void)
+{
+	return atomic_long_read(&sfu_nr_mms);
+}
+
+long sfu_stat_regions(void)
+{
+	return atomic_long_read(&sfu_nr_regions);
+}
+
+long sfu_stat_bytes(void)
+{
+	return atomic_long_read(&sfu_bytes);
+}
+
+/* ---- regions */
+
+struct sfu_region *sfu_region_alloc(void)
+{
+	struct sfu_region *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+
+	if (!r)
+		return NULL;
+	kref_init(&r->ref);
+	r->bytes = sizeof(*r);
+	atomic_long_add(r->bytes, &sfu_bytes);
+	return r;
+}
+
+static void sfu_blob_release(struct kref *ref)
+{
+	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
+
+	kvfree(blob->data);
+	kfree(blob);
+}
+
+void sfu_blob_put(struct sfu_blob *blob)
+{
+	kref_put(&blob->ref, sfu_blob_release);
+}
+
+static void sfu_region_free_rcu(struct rcu_head *rcu)
+{
+	struct sfu_region *r = container_of(rcu, struct sfu_region, rcu);
+
+	atomic_long_sub(r->bytes, &sfu_bytes);
+	sfu_section_destroy(&r->sec);
+	if (r->blob)
+		sfu_blob_put(r->blob);
+	if (r->file)
+		fput(r->file);
+	kfree(r);
+}
+
+static void sfu_region_release(struct kref *ref)
+{
+	struct sfu_region *r = container_of(ref, struct sfu_region, ref);
+
+	/* Lockless readers may still hold the pointer: free after them. */
+	call_rcu(&r->rcu, sfu_region_free_rcu);
+}
+
+void sfu_region_put(struct sfu_region *r)
+{
+	if (r)
+		kref_put(&r->ref, sfu_region_release);
+}
+
+/* Memory the decoder's index of @sec holds. */
+static size_t sfu_section_bytes(const struct sfu_section *sec)
+{
+	return sec->nr_elems * sizeof(*sec->elems) +
+	       (sec->keys ? sec->nr_fdes * sizeof(*sec->keys) : 0) +
+	       sec->nr_blocks * sizeof(*sec->blocks);
+}
+
+/**
+ * sfu_region_init_section() - validate a section and index it for a region
+ * @r: the region, with no section yet
+ * @bytes: a kernel copy of the section's bytes
+ * @len: its length
+ * @vaddr: the section's address in the process
+ * @user: true if unwinding reads the section at @vaddr in the process's
+ *	memory from now on, false if it keeps reading @bytes (sidecars)
+ *
+ * Checks the headers and the FDE index (and every FRE if the validate_fres
+ * parameter is set) on the kernel copy, so the checks never fault and
+ * never see the bytes change under them.
+ *
+ * Return: 0 or a negative error code of the decoder; @r->sec.diag says
+ * what failed.
+ */
+int sfu_region_init_section(struct sfu_region *r, const void *bytes,
+			    size_t len, unsigned long vaddr, bool user)
+{
+	size_t extra;
+	int ret;
+
+	ret = sfu_section_init(&r->sec, (unsigned long)bytes, len, vaddr,
+			       SFU_MEM_KERNEL, sfu_native_abi());
+	if (!ret && sfu_validate_fres)
+		ret = sfu_section_validate(&r->sec, SFU_MEM_KERNEL);
+	if (ret)
+		return ret;
+	r->version = r->sec.elems[0].version;
+	if (user) {
+		r->sec.base = vaddr;
+		r->sec.mem = SFU_MEM_USER;
+	}
+	extra = sfu_section_bytes(&r->sec);
+	r->bytes += extra;
+	atomic_long_add(extra, &sfu_bytes);
+	return 0;
+}
+
+/* ---- maps */
+
+static struct sfu_map *sfu_map_alloc(unsigned int nr, gfp_t gfp)
+{
+	struct sfu_map *map = kmalloc(struct_size(map, regions, nr), gfp);
+
+	if (map)
+		map->nr = 0;
+	return map;
+}
+
+static struct sfu_map *sfu_mm_map(struct sfu_mm *smm)
+{
+	return rcu_dereference_protected(smm->map, lockdep_is_held(&smm->lock));
+}
+
+/* Index of the first region that ends after @addr. */
+static unsigned int sfu_map_search(const struct sfu_map *map,
+				   unsigned long addr)
+{
+	unsigned int lo = 0, hi = map->nr;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (READ_ONCE(map->regions[mid])->end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The region of @smm containing @addr, or NULL.  Under RCU. */
+static struct sfu_region *sfu_mm_region_at(struct sfu_mm *smm,
+					   unsigned long addr)
+{
+	struct sfu_map *map = rcu_dereference(smm->map);
+	struct sfu_region *r;
+	unsigned int i;
+
+	if (!map)
+		return NULL;
+	i = sfu_map_search(map, addr);
+	if (i >= READ_ONCE(map->nr))
+		return NULL;
+	r = READ_ONCE(map->regions[i]);
+	return addr >= r->start && addr < r->end ? r : NULL;
+}
+
+static bool sfu_overlaps(const struct sfu_region *r, unsigned long start,
+			 unsigned long end)
+{
+	return r->start < end && start < r->end;
+}
+
+/* Publish @map for @smm and retire the old one.  Caller holds smm->lock. */
+static void sfu_mm_publish(struct sfu_mm *smm, struct sfu_map *map)
+{
+	struct sfu_map *old = sfu_mm_map(smm);
+
+	rcu_assign_pointer(smm->map, map);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/*
+ * Drop regions overlapping [start, end) from @smm's map.  Without memory
+ * for a new map the array is compacted in place: readers may then miss a
+ * region for a moment, never see a freed one (regions are freed after
+ * RCU).  Caller holds smm->lock; the dropped regions are put on @gone.
+ */
+static unsigned int sfu_map_cut(struct sfu_mm *smm, unsigned long start,
+				unsigned long end, struct sfu_map *new,
+				struct sfu_region **gone, unsigned int room)
+{
+	struct sfu_map *map = sfu_mm_map(smm);
+	unsigned int i, n = 0, nr_gone = 0;
+
+	if (!map)
+		return 0;
+	for (i = 0; i < map->nr; i++) {
+		struct sfu_region *r = map->regions[i];
+
+		if (sfu_overlaps(r, start, end) && nr_gone < room) {
+			gone[nr_gone++] = r;
+			smm->bytes -= r->bytes;
+			continue;
+		}
+		if (new)
+			new->regions[n++] = r;
+		else
+			WRITE_ONCE(map->regions[n++], r);
+	}
+	if (new) {
+		new->nr = n;
+		sfu_mm_publish(smm, new);
+	} else {
+		WRITE_ONCE(map->nr, n);
+	}
+	return nr_gone;
+}
+
+/* Number of regions of @smm overlapping [start, end).  Under RCU. */
+static unsigned int sfu_count_overlaps(struct sfu_mm *smm, unsigned long start,
+				       unsigned long end)
+{
+	struct sfu_map *map = rcu_dereference(smm->map);
+	unsigned int i, n = 0;
+
+	if (!map)
+		return 0;
+	for (i = sfu_map_search(map, start); i < map->nr; i++) {
+		if (READ_ONCE(map->regions[i])->start >= end)
+			break;
+		n++;
+	}
+	return n;
+}
+
+static void sfu_put_regions(struct sfu_region **gone, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		atomic_long_dec(&sfu_nr_regions);
+		sfu_stat_inc(SFU_STAT_UNREGISTERED);
+		sfu_region_put(gone[i]);
+	}
+}
+
+/* Regions dropped per pass of sfu_mm_remove_range(). */
+#define SFU_CUT_BATCH		8
+
+/* Remove every region overlapping [start, end).  Never sleeps. */
+static void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
+				unsigned long end)
+{
+	struct sfu_region *gone[SFU_CUT_BATCH];
+	unsigned int n, nr;
+
+	for (;;) {
+		struct sfu_map *new;
+
+		rcu_read_lock();
+		n = sfu_count_overlaps(smm, start, end);
+		nr = rcu_dereference(smm->map) ?
+		     rcu_dereference(smm->map)->nr : 0;
+		rcu_read_unlock();
+		if (!n)
+			return;
+		new = sfu_map_alloc(nr, GFP_NOWAIT | __GFP_NOWARN);
+		spin_lock(&smm->lock);
+		if (!sfu_mm_map(smm)) {
+			spin_unlock(&smm->lock);
+			kfree(new);
+			return;
+		}
+		if (new && sfu_mm_map(smm)->nr > nr) {
+			kfree(new);
+			new = NULL;
+		}
+		n = sfu_map_cut(smm, start, end, new, gone, SFU_CUT_BATCH);
+		spin_unlock(&smm->lock);
+		sfu_put_regions(gone, n);
+		if (n < SFU_CUT_BATCH)
+			return;
+	}
+}
+
+/**
+ * sfu_mm_insert() - add a region to an mm's registry
+ * @smm: the registry
+ * @r: the region; on success the registry owns the caller's reference
+ * @overlap: what to do with regions that overlap @r
+ *
+ * May sleep.  Callers adding regions for file mappings hold the mm's
+ * mmap lock (read) and have checked that the mapping is still there, so
+ * that an unmap cannot slip in between.
+ *
+ * Return: 0; -EEXIST for a refused overlap, -ENOENT if no JIT region starts
+ * where SFU_OVERLAP_JIT_SAME_START wants one, -ENOSPC over the per-mm
+ * limits, -ENOMEM.
+ */
+int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
+		  enum sfu_overlap overlap)
+{
+	struct sfu_region *gone[SFU_CUT_BATCH];
+	struct sfu_map *old, *new;
+	unsigned int nr, i, n = 0, at, nr_gone = 0;
+	int ret = 0;
+
+again:
+	rcu_read_lock();
+	old = rcu_dereference(smm->map);
+	nr = old ? old->nr : 0;
+	rcu_read_unlock();
+	new = sfu_map_alloc(nr + 1, GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return -ENOMEM;
+
+	spin_lock(&smm->lock);
+	old = sfu_mm_map(smm);
+	if ((old ? old->nr : 0) != nr) {
+		spin_unlock(&smm->lock);
+		kfree(new);
+		goto again;
+	}
+	at = old ? sfu_map_search(old, r->start) : 0;
+	for (i = at; i < nr && old->regions[i]->start < r->end; i++) {
+		struct sfu_region *o = old->regions[i];
+		bool same_jit = o->source == SFRAME_UNWIND_SRC_JIT &&
+				o->start == r->start;
+
+		if (overlap == SFU_OVERLAP_REFUSE ||
+		    (overlap == SFU_OVERLAP_JIT_SAME_START && !same_jit) ||
+		    nr_gone == SFU_CUT_BATCH) {
+			ret = -EEXIST;
+			goto unlock;
+		}
+		gone[nr_gone++] = o;
+	}
+	if (overlap == SFU_OVERLAP_JIT_SAME_START && !nr_gone) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	if (nr - nr_gone + 1 > sfu_max_sections ||
+	    smm->bytes + r->bytes > sfu_max_mm_bytes) {
+		ret = -ENOSPC;
+		goto unlock;
+	}
+	for (i = 0; i < at; i++)
+		new->regions[n++] = old->regions[i];
+	new->regions[n++] = r;
+	for (i = at + nr_gone; i < nr; i++)
+		new->regions[n++] = old->regions[i];
+	new->nr = n;
+	for (i = 0; i < nr_gone; i++)
+		smm->bytes -= gone[i]->bytes;
+	smm->bytes += r->bytes;
+	sfu_mm_publish(smm, new);
+	spin_unlock(&smm->lock);
+	atomic_long_inc(&sfu_nr_regions);
+	sfu_stat_inc(SFU_STAT_REGISTERED);
+	sfu_put_regions(gone, nr_gone);
+	return 0;
+
+unlock:
+	spin_unlock(&smm->lock);
+	kfree(new);
+	return ret;
+}
+
+/**
+ * sfu_mm_remove_jit() - drop the JIT region that starts at @start
+ * @smm: the registry
+ * @start: text start the region was registered with
+ *
+ * Return: 0 or -ENOENT.
+ */
+int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start)
+{
+	struct sfu_region *r;
+	unsigned long end = 0;
+
+	rcu_read_lock();
+	r = sfu_mm_region_at(smm, start);
+	if (r && r->start == start && r->source == SFRAME_UNWIND_SRC_JIT)
+		end = r->end;
+	rcu_read_unlock();
+	if (!end)
+		return -ENOENT;
+	sfu_mm_remove_range(smm, start, end);
+	return 0;
+}
+
+/**
+ * sfu_mm_covers() - is @addr in a region made from @file already?
+ * @smm: the registry
+ * @addr: a text address
+ * @file: the file mapped at @addr
+ *
+ * Under RCU.
+ *
+ * Return: true if a region made from @file's inode contains @addr.
+ */
+bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
+		   const struct file *file)
+{
+	struct sfu_region *r = sfu_mm_region_at(smm, addr);
+
+	return r && r->file && file_inode(r->file) == file_inode(file);
+}
+
+/**
+ * sfu_mm_snapshot() - take references to all regions of a registry
+ * @smm: the registry
+ *
+ * Return: a private map the caller releases with sfu_map_release(), or
+ * NULL without memory.  May be called in atomic context.
+ */
+struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
+{
+	struct sfu_map *map, *copy = NULL;
+	unsigned int i;
+
+	rcu_read_lock();
+	map = rcu_dereference(smm->map);
+	if (map)
+		copy = sfu_map_alloc(map->nr, GFP_ATOMIC | __GFP_NOWARN);
+	if (copy) {
+		for (i = 0; i < map->nr; i++) {
+			struct sfu_region *r = READ_ONCE(map->regions[i]);
+
+			if (kref_get_unless_zero(&r->ref))
+				copy->regions[copy->nr++] = r;
+		}
+	}
+	rcu_read_unlock();
+	return copy;
+}
+
+void sfu_map_release(struct sfu_map *map)
+{
+	unsigned int i;
+
+	if (!map)
+		return;
+	for (i = 0; i < map->nr; i++)
+		sfu_region_put(map->regions[i]);
+	kfree(map);
+}
+
+/* ---- lookup */
+
+/* The registry of @mm, or NULL.  Under RCU; any context. */
+struct sfu_mm *sfu_mm_find(struct mm_struct *mm)
+{
+	struct sfu_mm *smm;
+
+	hash_for_each_possible_rcu(sfu_mms, smm, node, (unsigned long)mm)
+		if (smm->mm == mm)
+			return smm;
+	return NULL;
+}
+
+/**
+ * sfu_region_find() - the region describing @pc in @mm
+ * @mm: the address space
+ * @pc: a user text address
+ *
+ * Any context, under rcu_read_lock(); the region stays valid until
+ * rcu_read_unlock() (take a reference to keep it longer).
+ *
+ * Return: the region or NULL.
+ */
+struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc)
+{
+	struct sfu_mm *smm;
+	struct sfu_region *r;
+
+	sfu_stat_inc(SFU_STAT_LOOKUPS);
+	smm = sfu_mm_find(mm);
+	r = smm ? sfu_mm_region_at(smm, pc) : NULL;
+	if (r)
+		sfu_stat_inc(SFU_STAT_LOOKUP_HITS);
+	return r;
+}
+
+/* ---- per-mm life, through the mmu notifier */
+
+static struct mmu_notifier *sfu_mn_alloc(struct mm_struct *mm)
+{
+	struct sfu_mm *smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
+
+	if (!smm)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&smm->lock);
+	smm->mm = mm;
+	return &smm->mn;
+}
+
+static void sfu_mm_free_rcu(struct rcu_head *rcu)
+{
+	struct sfu_mm *smm = container_of(rcu, struct sfu_mm, mn.rcu);
+
+	kfree(smm);
+}
+
+static void sfu_mn_free(struct mmu_notifier *mn)
+{
+	struct sfu_mm *smm = container_of(mn, struct sfu_mm, mn);
+
+	/* The hash's readers use plain RCU, not the notifier's SRCU. */
+	call_rcu(&smm->mn.rcu, sfu_mm_free_rcu);
+}
+
+static void sfu_map_release_rcu(struct rcu_head *rcu)
+{
+	sfu_map_release(container_of(rcu, struct sfu_map, rcu));
+}
+
+/* Empty the registry; the mm is going away or the module is. */
+static void sfu_mm_clear(struct sfu_mm *smm)
+{
+	struct sfu_map *map;
+
+	spin_lock(&smm->lock);
+	map = sfu_mm_map(smm);
+	rcu_assign_pointer(smm->map, NULL);
+	smm->bytes = 0;
+	spin_unlock(&smm->lock);
+	if (!map)
+		return;
+	atomic_long_sub(map->nr, &sfu_nr_regions);
+	/* Readers may still walk the old map. */
+	call_rcu(&map->rcu, sfu_map_release_rcu);
+}
+
+/* Take @smm out of the hash.  Caller holds sfu_mms_lock. */
+static void sfu_mm_unhash_locked(struct sfu_mm *smm)
+{
+	hash_del_rcu(&smm->node);
+	smm->hashed = false;
+	atomic_long_dec(&sfu_nr_mms);
+}
+
+/* Take @smm out of the hash; true if this caller did. */
+static bool sfu_mm_unhash(struct sfu_mm *smm)
+{
+	bool was;
+
+	spin_lock(&sfu_mms_lock);
+	was = smm->hashed;
+	if (was)
+		sfu_mm_unhash_locked(smm);
+	spin_unlock(&sfu_mms_lock);
+	return was;
+}
+
+static void sfu_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+{
+	struct sfu_mm *smm = container_of(mn, struct sfu_mm, mn);
+
+	if (!sfu_mm_unhash(smm))
+		return;
+	sfu_mm_clear(smm);
+	mmu_notifier_put(mn);
+}
+
+static int sfu_mn_invalidate(struct mmu_notifier *mn,
+			     const struct mmu_notifier_range *range)
+{
+	struct sfu_mm *smm = container_of(mn, struct sfu_mm, mn);
+
+	/* munmap(), MAP_FIXED over a mapping, mremap() away from it. */
+	if (range->event != MMU_NOTIFY_UNMAP)
+		return 0;
+	sfu_mm_remove_range(smm, range->start, range->end);
+	return 0;
+}
+
+static const struct mmu_notifier_ops sfu_mn_ops = {
+	.release = sfu_mn_release,
+	.invalidate_range_start = sfu_mn_invalidate,
+	.alloc_notifier = sfu_mn_alloc,
+	.free_notifier = sfu_mn_free,
+};
+
+/**
+ * sfu_mm_get() - the registry of @mm, created if need be
+ * @mm: an mm the caller holds a user reference to (mmget)
+ * @owner: a task using @mm, named in listings
+ *
+ * May sleep: creation takes the mm's mmap lock for writing, so callers
+ * must not hold it.
+ *
+ * Return: the registry, valid while the mm has users, or an ERR_PTR.
+ */
+struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner)
+{
+	struct mmu_notifier *mn;
+	struct sfu_mm *smm;
+	bool extra = false;
+
+	rcu_read_lock();
+	smm = sfu_mm_find(mm);
+	rcu_read_unlock();
+	if (smm)
+		return smm;
+
+	mn = mmu_notifier_get(&sfu_mn_ops, mm);
+	if (IS_ERR(mn))
+		return ERR_CAST(mn);
+	smm = container_of(mn, struct sfu_mm, mn);
+	spin_lock(&sfu_mms_lock);
+	if (sfu_registry_closed) {
+		extra = true;
+		smm = ERR_PTR(-ESHUTDOWN);
+	} else if (smm->hashed) {
+		extra = true;	/* another thread made it first */
+	} else {
+		smm->tgid = task_tgid_nr(owner);
+		get_task_comm(smm->comm, owner);
+		hash_add_rcu(sfu_mms, &smm->node, (unsigned long)mm);
+		smm->hashed = true;
+		atomic_long_inc(&sfu_nr_mms);
+	}
+	spin_unlock(&sfu_mms_lock);
+	if (extra)
+		mmu_notifier_put(mn);
+	return smm;
+}
+
+/**
+ * sfu_registry_for_each() - call @fn for every registry
+ * @fn: called under RCU; must not sleep
+ * @arg: passed to @fn
+ */
+void sfu_registry_for_each(void (*fn)(struct sfu_mm *smm, void *arg),
+			   void *arg)
+{
+	struct sfu_mm *smm;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(sfu_mms, bkt, smm, node)
+		fn(smm, arg);
+	rcu_read_unlock();
+}
+
+int sfu_registry_init(void)
+{
+	sfu_registry_closed = false;
+	return 0;
+}
+
+/* Take the registries down: no process keeps a pointer into us. */
+void sfu_registry_exit(void)
+{
+	struct sfu_mm *smm;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock(&sfu_mms_lock);
+	sfu_registry_closed = true;
+	spin_unlock(&sfu_mms_lock);
+	for (;;) {
+		smm = NULL;
+		spin_lock(&sfu_mms_lock);
+		hash_for_each_safe(sfu_mms, bkt, tmp, smm, node)
+			break;
+		if (smm)
+			sfu_mm_unhash_locked(smm);
+		spin_unlock(&sfu_mms_lock);
+		if (!smm)
+			break;
+		sfu_mm_clear(smm);
+		mmu_notifier_put(&smm->mn);
+	}
+	/* Every free_notifier callback has run: no callback into us left. */
+	mmu_notifier_synchronize();
+	/* And every region and registry freed through call_rcu(). */
+	rcu_barrier();
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sframe_unwind internals shared between the module's files; not an API.
+ *
+ * Data flow: hooks.c sees executable mappings appear (a kprobe on
+ * perf_event_mmap()) and processes fork (the sched_process_fork
+ * tracepoint); it queues a task work (twork.c) that, back in the task on
+ * its way to user space, asks elf.c to build a region for the mapping and
+ * registry.c to insert it into the mm's map.  registry.c also learns of
+ * munmap and exit through an mmu notifier.  chardev.c adds regions on
+ * request (JITs, sidecar files) and introspect.c shows them in debugfs.
+ */
+#ifndef _SFU_H
+#define _SFU_H
+
+#include <linux/kref.h>
+#include <linux/mmu_notifier.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/sched.h>
+#include <linux/task_work.h>
+#include <linux/types.h>
+
+#include <sframe/decode.h>
+#include <uapi/linux/sframe_unwind.h>
+
+/* ---- module parameters (main.c) */
+extern unsigned int sfu_max_sections;
+extern unsigned long sfu_max_section_bytes;
+extern unsigned long sfu_max_mm_bytes;
+extern bool sfu_validate_fres;
+
+/* ---- counters (registry.c), shown by introspect.c */
+enum sfu_stat {
+	SFU_STAT_REGISTERED,
+	SFU_STAT_UNREGISTERED,
+	SFU_STAT_REFUSED,
+	SFU_STAT_REFUSED_CORRUPT,
+	SFU_STAT_REFUSED_ELF,
+	SFU_STAT_REFUSED_LIMIT,
+	SFU_STAT_REFUSED_NOMEM,
+	SFU_STAT_REFUSED_FAULT,
+	SFU_STAT_LOOKUPS,
+	SFU_STAT_LOOKUP_HITS,
+	SFU_STAT_FORKS,
+	SFU_STAT_SCANNED_MMS,
+	SFU_STAT_NR,
+};
+
+void sfu_stat_inc(enum sfu_stat stat);
+u64 sfu_stat_read(enum sfu_stat stat);
+const char *sfu_stat_name(enum sfu_stat stat);
+long sfu_stat_mms(void);
+long sfu_stat_regions(void);
+long sfu_stat_bytes(void);
+
+/* ---- task work that module unload can wait for (twork.c) */
+struct sfu_twork;
+typedef void (*sfu_twork_fn)(struct sfu_twork *tw);
+
+/*
+ * A task work item.  @work runs @fn in the task; once @fn has returned,
+ * @done is queued behind it with the kernel's wakeme_after_rcu() as its
+ * function, so the item's completion is signalled from kernel text after
+ * the last instruction of this module has run.  Items are freed by twork.c
+ * with @free once that completion is seen.
+ */
+struct sfu_twork {
+	struct callback_head work;
+	struct rcu_synchronize done;
+	struct list_head node;
+	sfu_twork_fn fn;
+	void (*free)(struct sfu_twork *tw);
+};
+
+int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
+		    enum task_work_notify_mode mode);
+void sfu_twork_init(void);
+void sfu_twork_drain(void);
+
+/* ---- regions and per-mm registries (registry.c) */
+
+/* A sidecar section: kernel copy of generated SFrame for one file. */
+struct sfu_blob {
+	struct kref ref;
+	struct hlist_node node;		/* sfu_sidecars, under its mutex */
+	dev_t dev;
+	unsigned long ino;
+	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u32 build_id_len;
+	u64 link_vaddr;			/* section address at link time */
+	size_t len;
+	u8 *data;
+};
+
+/* One registered section and the text range it describes. Immutable. */
+struct sfu_region {
+	struct kref ref;
+	struct rcu_head rcu;
+	unsigned long start;		/* text range */
+	unsigned long end;
+	struct sfu_section sec;
+	struct sfu_blob *blob;		/* sidecar bytes, or NULL */
+	struct file *file;		/* mapped file, or NULL (JIT) */
+	dev_t dev;
+	unsigned long ino;
+	u8 source;			/* SFRAME_UNWIND_SRC_* */
+	u8 version;
+	size_t bytes;			/* memory this region holds */
+};
+
+/* Sorted, non-overlapping regions of one mm, replaced as a whole (RCU). */
+struct sfu_map {
+	struct rcu_head rcu;
+	unsigned int nr;
+	struct sfu_region *regions[];
+};
+
+/* Per-mm registry, found by mm through a hash; lives until the mm exits. */
+struct sfu_mm {
+	struct mmu_notifier mn;
+	struct hlist_node node;		/* sfu_mms, under sfu_mms_lock */
+	struct mm_struct *mm;		/* the key; no reference held */
+	spinlock_t lock;		/* serialises changes of @map */
+	struct sfu_map __rcu *map;
+	size_t bytes;			/* under @lock */
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	bool hashed;			/* under sfu_mms_lock */
+};
+
+/* How sfu_mm_insert() treats regions that overlap the new one. */
+enum sfu_overlap {
+	SFU_OVERLAP_REPLACE,		/* drop them: they are stale */
+	SFU_OVERLAP_REFUSE,		/* -EEXIST */
+	SFU_OVERLAP_JIT_SAME_START,	/* replace the JIT region at start */
+};
+
+struct sfu_region *sfu_region_alloc(void);
+void sfu_region_put(struct sfu_region *r);
+int sfu_region_init_section(struct sfu_region *r, const void *bytes,
+			    size_t len, unsigned long vaddr, bool user);
+struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
+struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
+int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
+		  enum sfu_overlap overlap);
+int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);
+bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
+		   const struct file *file);
+void sfu_blob_put(struct sfu_blob *blob);
+struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc);
+struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm);
+void sfu_map_release(struct sfu_map *map);
+void sfu_registry_for_each(void (*fn)(struct sfu_mm *smm, void *arg),
+			   void *arg);
+int sfu_registry_init(void);
+void sfu_registry_exit(void);
+
+/* ---- ELF files and sidecars (elf.c) */
+int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
+			 unsigned long addr);
+int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner);
+int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
+		    const void __user *bytes);
+int sfu_sidecar_del(struct file *file);
+void sfu_sidecar_exit(void);
+void sfu_refuse(const char *who, const char *why, u64 off, int err);
+
+/* ---- hooks (hooks.c) */
+int sfu_hooks_init(void);
+void sfu_hooks_exit(void);
+void sfu_scan_all(void);
+
+/* ---- debugfs (introspect.c, main.c) */
+#define SFU_DBG_MAX_PCS		1024
+#define SFU_DBG_MAX_INPUT	(SFU_DBG_MAX_PCS * 20)
+#define SFU_DBG_LINE		256
+
+int sfu_pcs_parse(const char __user *ubuf, size_t count, u64 **pcs,
+		  unsigned int *nr);
+int sfu_rule_line(char *buf, size_t size, u64 pc, int err,
+		  const struct sfu_rule *rule, u8 abi);
+
+/* ---- user interfaces */
+int sfu_chardev_init(void);
+void sfu_chardev_exit(void);
+void sfu_introspect_init(struct dentry *dir);
+
+#endif /* _SFU_H */

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Task work that module unload can wait for.
+ *
+ * task_work_add() runs a function of ours when a task returns to user
+ * space.  A module cannot cancel such work (task_work_cancel() is not
+ * exported) and cannot tell, from inside the function, when its last
+ * instruction has run: anything the function does to say "done" is
+ * followed by its own return, in module text that unload may already
+ * have freed.
+ *
+ * So the function says nothing.  When it has finished its job it queues a
+ * second work behind itself, on the same task, whose function is the
+ * kernel's wakeme_after_rcu(): task_work_run() calls it after ours has
+ * returned, and it completes a completion that unload (or a later queue
+ * call) waits for before freeing the item.  A work added while
+ * task_work_run() is running is run by it before the task leaves, also on
+ * the exit path, so the second work always runs.
+ *
+ * Items move from sfu_tw.live (queued) to sfu_tw.retired (function done,
+ * completion pending) and are freed from there.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "sfu.h"
+
+/* Items reaped per queue call, so a queue never runs long. */
+#define SFU_TW_REAP_BATCH	16
+/* How often unload reports tasks that have not returned to user space. */
+#define SFU_TW_DRAIN_REPORT	(10 * HZ)
+
+static struct {
+	spinlock_t lock;	/* guards the lists and @stopping */
+	struct list_head live;
+	struct list_head retired;
+	unsigned long nr_live;
+	bool stopping;
+	wait_queue_head_t idle;	/* woken when @live empties */
+} sfu_tw = {
+	.lock = __SPIN_LOCK_UNLOCKED(sfu_tw.lock),
+	.live = LIST_HEAD_INIT(sfu_tw.live),
+	.retired = LIST_HEAD_INIT(sfu_tw.retired),
+	.idle = __WAIT_QUEUE_HEAD_INITIALIZER(sfu_tw.idle),
+};
+
+/* Free retired items whose completion has fired.  Caller holds the lock. */
+static void sfu_twork_reap_locked(unsigned int budget)
+{
+	struct sfu_twork *tw, *next;
+
+	list_for_each_entry_safe(tw, next, &sfu_tw.retired, node) {
+		if (!budget--)
+			break;
+		if (!completion_done(&tw->done.completion))
+			continue;
+		list_del(&tw->node);
+		tw->free(tw);
+	}
+}
+
+static void sfu_twork_run(struct callback_head *head)
+{
+	struct sfu_twork *tw = container_of(head, struct sfu_twork, work);
+	unsigned long flags;
+	int ret;
+
+	tw->fn(tw);
+
+	init_completion(&tw->done.completion);
+	init_rcu_head(&tw->done.head);
+	tw->done.head.func = wakeme_after_rcu;
+	spin_lock_irqsave(&sfu_tw.lock, flags);
+	list_move_tail(&tw->node, &sfu_tw.retired);
+	if (!--sfu_tw.nr_live)
+		wake_up(&sfu_tw.idle);
+	spin_unlock_irqrestore(&sfu_tw.lock, flags);
+
+	ret = task_work_add(current, &tw->done.head, TWA_NONE);
+	/* Cannot fail while task_work_run() runs us; complete it anyway. */
+	if (WARN_ON_ONCE(ret))
+		complete(&tw->done.completion);
+}
+
+/**
+ * sfu_twork_queue() - run tw->fn in @task on its way to user space
+ * @task: the task (current, or a new child not yet running)
+ * @tw: the item; fn and free set, the rest is initialised here
+ * @mode: TWA_RESUME or TWA_SIGNAL
+ *
+ * Not from NMI.  On success the item belongs to this file until it is
+ * freed with tw->free; on failure the caller still owns it.
+ *
+ * Return: 0, -ESRCH if @task is exiting, -ESHUTDOWN during unload.
+ */
+int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
+		    enum task_work_notify_mode mode)
+{
+	unsigned long flags;
+	int ret;
+
+	init_task_work(&tw->work, sfu_twork_run);
+	spin_lock_irqsave(&sfu_tw.lock, flags);
+	if (sfu_tw.stopping) {
+		spin_unlock_irqrestore(&sfu_tw.lock, flags);
+		return -ESHUTDOWN;
+	}
+	sfu_twork_reap_locked(SFU_TW_REAP_BATCH);
+	list_add_tail(&tw->node, &sfu_tw.live);
+	sfu_tw.nr_live++;
+	spin_unlock_irqrestore(&sfu_tw.lock, flags);
+
+	ret = task_work_add(task, &tw->work, mode);
+	if (ret) {
+		spin_lock_irqsave(&sfu_tw.lock, flags);
+		list_del(&tw->node);
+		if (!--sfu_tw.nr_live)
+			wake_up(&sfu_tw.idle);
+		spin_unlock_irqrestore(&sfu_tw.lock, flags);
+	}
+	return ret;
+}
+
+void sfu_twork_init(void)
+{
+	sfu_tw.stopping = false;
+}
+
+static bool sfu_twork_idle(void)
+{
+	bool idle;
+
+	spin_lock_irq(&sfu_tw.lock);
+	idle = !sfu_tw.nr_live;
+	spin_unlock_irq(&sfu_tw.lock);
+	return idle;
+}
+
+/**
+ * sfu_twork_drain() - refuse new items and wait until every item is freed
+ *
+ * For module unload, after every path that queues items is gone.  Waits
+ * for tasks that have work pending to return to user space (or exit);
+ * reports them every few seconds while it waits.
+ */
+void sfu_twork_drain(void)
+{
+	struct sfu_twork *tw, *next;
+	LIST_HEAD(retired);
+
+	spin_lock_irq(&sfu_tw.lock);
+	sfu_tw.stopping = true;
+	spin_unlock_irq(&sfu_tw.lock);
+
+	while (!wait_event_timeout(sfu_tw.idle, sfu_twork_idle(),
+				   SFU_TW_DRAIN_REPORT))
+		pr_info("unload waits for %lu task(s) to return to user space\n",
+			READ_ONCE(sfu_tw.nr_live));
+
+	spin_lock_irq(&sfu_tw.lock);
+	list_splice_init(&sfu_tw.retired, &retired);
+	spin_unlock_irq(&sfu_tw.lock);
+	list_for_each_entry_safe(tw, next, &retired, node) {
+		wait_for_completion(&tw->done.completion);
+		list_del(&tw->node);
+		tw->free(tw);
+	}
+}
