@@ -298,41 +298,79 @@ static int sfu_parse_elem(struct sfu_section *sec, struct sfu_elem *e,
 
 /* Alignment the linker gives .sframe; concatenated elements may be padded. */
 #define SFU_ELEM_ALIGN	8
+/* Bytes checked per read when looking at a section's zero tail. */
+#define SFU_TAIL_CHUNK	64
 
-/* Offset of the element after one ending at @end, or sec->size if none. */
+/* Is @off the start of an element (its magic, either byte order)? */
+static int sfu_at_magic(struct sfu_section *sec, u64 off, bool *yes,
+			enum sfu_mem mode)
+{
+	u16 magic;
+	int ret;
+
+	*yes = false;
+	if (off + sizeof(magic) > sec->size)
+		return 0;
+	ret = sfu_fetch(sec, off, &magic, sizeof(magic), mode,
+			"trailing bytes");
+	*yes = !ret && (magic == SFRAME_MAGIC || magic == SFRAME_MAGIC_SWAPPED);
+	return ret;
+}
+
+/* Are the bytes from @off up to @to all zero?  -EBADMSG if not. */
+static int sfu_zero_range(struct sfu_section *sec, u64 off, u64 to,
+			  enum sfu_mem mode)
+{
+	u8 buf[SFU_TAIL_CHUNK];
+	u64 i, n;
+	int ret;
+
+	while (off < to) {
+		n = to - off < sizeof(buf) ? to - off : sizeof(buf);
+		ret = sfu_fetch(sec, off, buf, n, mode, "trailing bytes");
+		if (ret)
+			return ret;
+		for (i = 0; i < n; i++)
+			if (buf[i])
+				return sfu_corrupt(sec,
+						   "garbage after element",
+						   off + i);
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * Offset of the element after one ending at @end, or sec->size if none.
+ * Elements may be padded to SFU_ELEM_ALIGN; a section may end in zero
+ * bytes of any length (binutils 2.40 extends PT_GNU_SFRAME to the end of
+ * its segment), which count as padding too.
+ */
 static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
 			 enum sfu_mem mode)
 {
 	u64 aligned = (end + SFU_ELEM_ALIGN - 1) & ~(u64)(SFU_ELEM_ALIGN - 1);
-	u8 pad[SFU_ELEM_ALIGN];
-	u16 magic;
-	u64 i;
+	bool magic;
 	int ret;
 
-	if (end >= sec->size) {
-		*next = sec->size;
+	*next = sec->size;
+	if (end >= sec->size)
 		return 0;
+	ret = sfu_at_magic(sec, end, &magic, mode);
+	if (ret || magic) {
+		*next = end;
+		return ret;
 	}
-	if (end + sizeof(magic) <= sec->size) {
-		ret = sfu_fetch(sec, end, &magic, sizeof(magic), mode,
-				"trailing bytes");
+	if (aligned < sec->size) {
+		ret = sfu_at_magic(sec, aligned, &magic, mode);
 		if (ret)
 			return ret;
-		if (magic == SFRAME_MAGIC || magic == SFRAME_MAGIC_SWAPPED) {
-			*next = end;
-			return 0;
+		if (magic) {
+			*next = aligned;
+			return sfu_zero_range(sec, end, aligned, mode);
 		}
 	}
-	if (aligned > sec->size)
-		aligned = sec->size;
-	ret = sfu_fetch(sec, end, pad, aligned - end, mode, "trailing bytes");
-	if (ret)
-		return ret;
-	for (i = 0; i < aligned - end; i++)
-		if (pad[i])
-			return sfu_corrupt(sec, "garbage after element", end);
-	*next = aligned;
-	return 0;
+	return sfu_zero_range(sec, end, sec->size, mode);
 }
 
 /*

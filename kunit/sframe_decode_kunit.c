@@ -408,6 +408,33 @@ static void sfu_test_abi_mismatch(struct kunit *test)
 }
 
 /* The sorted flag on unsorted FDEs is corruption, not a hint to ignore. */
+/*
+ * A section may end in zeros of any length (ld 2.40 extends PT_GNU_SFRAME
+ * to the end of its segment); anything else after the last element is
+ * garbage, wherever it is.
+ */
+static void sfu_test_zero_tail(struct kunit *test)
+{
+	const struct sfu_case c = { 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "" };
+	const u64 tail = 40, bad = 33;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, &c, true, &len);
+	u32 nr_fdes;
+
+	KUNIT_ASSERT_TRUE(test, len + tail <= SFU_TEST_BUF_SIZE);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	nr_fdes = sec.nr_fdes;
+	sfu_section_destroy(&sec);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len + tail), 0);
+	KUNIT_EXPECT_EQ(test, sec.nr_elems, 1);
+	KUNIT_EXPECT_EQ(test, sec.nr_fdes, nr_fdes);
+	sfu_section_destroy(&sec);
+	buf[len + bad] = 1;
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len + tail), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, sec.diag.off, len + bad);
+}
+
 static void sfu_test_sorted_lie(struct kunit *test)
 {
 	const struct sfu_case c = { 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "" };
@@ -462,6 +489,7 @@ static void sfu_test_s390x_bad_reg(struct kunit *test)
 
 static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
+	KUNIT_CASE(sfu_test_zero_tail),
 	KUNIT_CASE_PARAM(sfu_test_unsorted, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_concat, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_truncate, sfu_case_gen_params),
