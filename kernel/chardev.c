@@ -161,7 +161,8 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	file = fget(a.fd);
 	if (!file)
 		return -EBADF;
-	if (!(file->f_mode & FMODE_READ))
+	if (!(file->f_mode & FMODE_READ) ||
+	    !S_ISREG(file_inode(file)->i_mode))
 		ret = -EBADF;
 	else if (add)
 		ret = sfu_sidecar_add(file, &a, u64_to_user_ptr(a.sframe_ptr));
@@ -171,8 +172,13 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	return ret;
 }
 
-/* May the caller see @task's registrations? */
-static bool sfu_may_query(struct task_struct *task)
+/*
+ * May the caller see the registrations (an address-space layout) of
+ * @task, whose mm is @mm?  Like ptrace read access without the LSM hook
+ * (ptrace_may_access() is not exported): the caller itself, a privileged
+ * caller, or one of the same user when the target is dumpable.
+ */
+static bool sfu_may_query(struct task_struct *task, struct mm_struct *mm)
 {
 	const struct cred *tcred;
 	bool same;
@@ -180,10 +186,13 @@ static bool sfu_may_query(struct task_struct *task)
 	if (task == current->group_leader || capable(CAP_SYS_PTRACE) ||
 	    perfmon_capable())
 		return true;
+	if (get_dumpable(mm) != SUID_DUMP_USER)
+		return false;
 	rcu_read_lock();
 	tcred = __task_cred(task);
 	same = uid_eq(current_euid(), tcred->uid) &&
-	       uid_eq(current_euid(), tcred->euid);
+	       uid_eq(current_euid(), tcred->euid) &&
+	       uid_eq(current_euid(), tcred->suid);
 	rcu_read_unlock();
 	return same;
 }
@@ -245,25 +254,29 @@ static long sfu_ioc_query(void __user *uarg)
 	}
 	if (!task)
 		return -ESRCH;
-	if (!sfu_may_query(task)) {
-		ret = -EACCES;
-		goto put_task;
-	}
+	/* Without an address space (a zombie) nothing is registered. */
 	mm = get_task_mm(task);
-	if (mm) {
-		rcu_read_lock();
-		smm = sfu_mm_find(mm);
-		if (smm)
-			snap = sfu_mm_snapshot(smm);
-		rcu_read_unlock();
-		mmput(mm);
+	if (mm && !sfu_may_query(task, mm)) {
+		ret = -EACCES;
+		goto put_mm;
+	}
+	rcu_read_lock();
+	smm = mm ? sfu_mm_find(mm) : NULL;
+	if (smm)
+		snap = sfu_mm_snapshot(smm);
+	rcu_read_unlock();
+	if (IS_ERR(snap)) {
+		ret = PTR_ERR(snap);
+		goto put_mm;
 	}
 	ret = sfu_query_copy(snap, &q);
 	sfu_map_release(snap);
 	if (!ret && put_user(q.count,
 			     &((struct sframe_unwind_query __user *)uarg)->count))
 		ret = -EFAULT;
-put_task:
+put_mm:
+	if (mm)
+		mmput(mm);
 	put_task_struct(task);
 	return ret;
 }

@@ -58,7 +58,7 @@ static DEFINE_MUTEX(sfu_sidecar_lock);	/* guards sfu_sidecars */
 
 /**
  * sfu_refuse() - say once (rate limited) why a section was refused
- * @who: the file's path, or "jit"
+ * @who: the file's path, or what else the section belongs to
  * @why: the failed check
  * @off: section offset the check concerns
  * @err: the error code
@@ -88,8 +88,8 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err)
 	}
 	sfu_stat_inc(SFU_STAT_REFUSED);
 	sfu_stat_inc(stat);
-	pr_warn_ratelimited("%s: refused: %s at 0x%llx (%s)\n", who, why, off,
-			    sfu_strerror(err));
+	pr_warn_ratelimited("%s: refused: %s at 0x%llx (%s, %pe)\n", who, why,
+			    off, sfu_strerror(err), ERR_PTR(err));
 }
 
 /* Refuse a file's section, naming the file by path. */
@@ -522,7 +522,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	struct sfu_elf elf;
 	int ret;
 
-	if (!arg->sframe_len || arg->sframe_len > sfu_max_section_bytes)
+	if (arg->sframe_len > sfu_max_section_bytes)
 		return -EFBIG;
 	ret = sfu_elf_read(file, &elf);
 	if (ret)

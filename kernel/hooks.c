@@ -150,7 +150,7 @@ static void sfu_fork_probe(void *data, struct task_struct *parent,
 	if (smm)
 		w->snap = sfu_mm_snapshot(smm);
 	rcu_read_unlock();
-	if (!w->snap || !w->snap->nr)
+	if (IS_ERR_OR_NULL(w->snap))
 		goto free_work;
 	w->tw.fn = sfu_fork_work_fn;
 	w->tw.free = sfu_fork_work_free;

@@ -302,12 +302,15 @@ static void sfu_debugfs_init(void)
 	debugfs_create_file("decode", 0600, dir, NULL, &sfu_decode_fops);
 	debugfs_create_file("status", 0400, dir, NULL, &sfu_status_fops);
 	sfu_introspect_init(dir);
+	if (sfu_testhook_init(dir))
+		pr_warn("no deferred unwinding test hook\n");
 }
 
 static void sfu_debugfs_exit(void)
 {
 	/* Waits for open files to finish their current operation. */
 	debugfs_remove_recursive(sfu_dbg.dir);
+	sfu_testhook_exit();
 	sfu_dbg.dir = NULL;
 	kvfree(sfu_dbg.out);
 	sfu_dbg.out = NULL;
@@ -332,9 +335,12 @@ static int __init sfu_init(void)
 	ret = sfu_registry_init();
 	if (ret)
 		return ret;
-	ret = sfu_hooks_init();
+	ret = sfu_deferred_setup();
 	if (ret)
 		goto exit_registry;
+	ret = sfu_hooks_init();
+	if (ret)
+		goto teardown_deferred;
 	ret = sfu_chardev_init();
 	if (ret) {
 		pr_err("cannot register /dev/%s (%d)\n", KBUILD_MODNAME, ret);
@@ -349,7 +355,10 @@ static int __init sfu_init(void)
 
 exit_hooks:
 	sfu_hooks_exit();
+teardown_deferred:
+	sfu_deferred_stop();
 	sfu_twork_drain();
+	sfu_deferred_teardown();
 exit_registry:
 	sfu_registry_exit();
 	return ret;
@@ -361,7 +370,9 @@ static void __exit sfu_exit(void)
 	sfu_debugfs_exit();
 	sfu_chardev_exit();
 	sfu_hooks_exit();
+	sfu_deferred_stop();
 	sfu_twork_drain();
+	sfu_deferred_teardown();
 	sfu_registry_exit();
 	sfu_sidecar_exit();
 }

@@ -54,6 +54,10 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_LOOKUP_HITS]		= "lookup_hits",
 	[SFU_STAT_FORKS]		= "forks",
 	[SFU_STAT_SCANNED_MMS]		= "scanned_mms",
+	[SFU_STAT_DEFERRED_REQUESTS]	= "deferred_requests",
+	[SFU_STAT_DEFERRED_WALKS]	= "deferred_walks",
+	[SFU_STAT_DEFERRED_BUSY]	= "deferred_busy",
+	[SFU_STAT_DEFERRED_DROPPED]	= "deferred_dropped",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)
@@ -321,8 +325,16 @@ static void sfu_put_regions(struct sfu_region **gone, unsigned int n)
 /* Regions dropped per pass of sfu_mm_remove_range(). */
 #define SFU_CUT_BATCH		8
 
-/* Remove every region overlapping [start, end).  Never sleeps. */
-static void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
+/**
+ * sfu_mm_remove_range() - drop every region overlapping [start, end)
+ * @smm: the registry
+ * @start: first address
+ * @end: one past the last
+ *
+ * Never sleeps and never allocates with reclaim (the mmu notifier calls
+ * it).
+ */
+void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 				unsigned long end)
 {
 	struct sfu_region *gone[SFU_CUT_BATCH];
@@ -377,6 +389,7 @@ int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 	struct sfu_region *gone[SFU_CUT_BATCH];
 	struct sfu_map *old, *new;
 	unsigned int nr, i, n = 0, at, nr_gone = 0;
+	size_t gone_bytes = 0;
 	int ret = 0;
 
 again:
@@ -413,8 +426,10 @@ again:
 		ret = -ENOENT;
 		goto unlock;
 	}
+	for (i = 0; i < nr_gone; i++)
+		gone_bytes += gone[i]->bytes;
 	if (nr - nr_gone + 1 > sfu_max_sections ||
-	    smm->bytes + r->bytes > sfu_max_mm_bytes) {
+	    smm->bytes - gone_bytes + r->bytes > sfu_max_mm_bytes) {
 		ret = -ENOSPC;
 		goto unlock;
 	}
@@ -424,9 +439,7 @@ again:
 	for (i = at + nr_gone; i < nr; i++)
 		new->regions[n++] = old->regions[i];
 	new->nr = n;
-	for (i = 0; i < nr_gone; i++)
-		smm->bytes -= gone[i]->bytes;
-	smm->bytes += r->bytes;
+	smm->bytes += r->bytes - gone_bytes;
 	sfu_mm_publish(smm, new);
 	spin_unlock(&smm->lock);
 	atomic_long_inc(&sfu_nr_regions);
@@ -485,8 +498,8 @@ bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
  * sfu_mm_snapshot() - take references to all regions of a registry
  * @smm: the registry
  *
- * Return: a private map the caller releases with sfu_map_release(), or
- * NULL without memory.  May be called in atomic context.
+ * Return: a private map the caller releases with sfu_map_release(), NULL
+ * if there are no regions, or ERR_PTR(-ENOMEM).  Atomic context is fine.
  */
 struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
 {
@@ -495,9 +508,12 @@ struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
 
 	rcu_read_lock();
 	map = rcu_dereference(smm->map);
-	if (map)
+	if (map && map->nr) {
 		copy = sfu_map_alloc(map->nr, GFP_ATOMIC | __GFP_NOWARN);
-	if (copy) {
+		if (!copy)
+			copy = ERR_PTR(-ENOMEM);
+	}
+	if (!IS_ERR_OR_NULL(copy)) {
 		for (i = 0; i < map->nr; i++) {
 			struct sfu_region *r = READ_ONCE(map->regions[i]);
 
@@ -513,7 +529,7 @@ void sfu_map_release(struct sfu_map *map)
 {
 	unsigned int i;
 
-	if (!map)
+	if (IS_ERR_OR_NULL(map))
 		return;
 	for (i = 0; i < map->nr; i++)
 		sfu_region_put(map->regions[i]);
@@ -614,27 +630,26 @@ static void sfu_mm_unhash_locked(struct sfu_mm *smm)
 	atomic_long_dec(&sfu_nr_mms);
 }
 
-/* Take @smm out of the hash; true if this caller did. */
-static bool sfu_mm_unhash(struct sfu_mm *smm)
+/*
+ * Take @smm down: out of the hash, regions dropped, notifier reference
+ * put.  All under sfu_mms_lock, so that module unload, which takes the
+ * rest down under the same lock and then waits for the notifiers' frees,
+ * never misses a put that is still to come.
+ */
+static void sfu_mm_kill(struct sfu_mm *smm)
 {
-	bool was;
-
 	spin_lock(&sfu_mms_lock);
-	was = smm->hashed;
-	if (was)
+	if (smm->hashed) {
 		sfu_mm_unhash_locked(smm);
+		sfu_mm_clear(smm);
+		mmu_notifier_put(&smm->mn);
+	}
 	spin_unlock(&sfu_mms_lock);
-	return was;
 }
 
 static void sfu_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	struct sfu_mm *smm = container_of(mn, struct sfu_mm, mn);
-
-	if (!sfu_mm_unhash(smm))
-		return;
-	sfu_mm_clear(smm);
-	mmu_notifier_put(mn);
+	sfu_mm_kill(container_of(mn, struct sfu_mm, mn));
 }
 
 static int sfu_mn_invalidate(struct mmu_notifier *mn,
@@ -733,22 +748,19 @@ void sfu_registry_exit(void)
 
 	spin_lock(&sfu_mms_lock);
 	sfu_registry_closed = true;
-	spin_unlock(&sfu_mms_lock);
-	for (;;) {
-		smm = NULL;
-		spin_lock(&sfu_mms_lock);
-		hash_for_each_safe(sfu_mms, bkt, tmp, smm, node)
-			break;
-		if (smm)
-			sfu_mm_unhash_locked(smm);
-		spin_unlock(&sfu_mms_lock);
-		if (!smm)
-			break;
+	hash_for_each_safe(sfu_mms, bkt, tmp, smm, node) {
+		sfu_mm_unhash_locked(smm);
 		sfu_mm_clear(smm);
 		mmu_notifier_put(&smm->mn);
 	}
+	spin_unlock(&sfu_mms_lock);
 	/* Every free_notifier callback has run: no callback into us left. */
 	mmu_notifier_synchronize();
-	/* And every region and registry freed through call_rcu(). */
+	/*
+	 * And everything freed through call_rcu(): maps, then the regions
+	 * their callbacks put, then registries; each barrier waits for the
+	 * callbacks the previous ones queued.
+	 */
+	rcu_barrier();
 	rcu_barrier();
 }

@@ -24,7 +24,7 @@
 #include <sframe/decode.h>
 #include <uapi/linux/sframe_unwind.h>
 
-/* ---- module parameters (main.c) */
+/* ---- module parameters (params.c) */
 extern unsigned int sfu_max_sections;
 extern unsigned long sfu_max_section_bytes;
 extern unsigned long sfu_max_mm_bytes;
@@ -44,6 +44,10 @@ enum sfu_stat {
 	SFU_STAT_LOOKUP_HITS,
 	SFU_STAT_FORKS,
 	SFU_STAT_SCANNED_MMS,
+	SFU_STAT_DEFERRED_REQUESTS,
+	SFU_STAT_DEFERRED_WALKS,
+	SFU_STAT_DEFERRED_BUSY,
+	SFU_STAT_DEFERRED_DROPPED,
 	SFU_STAT_NR,
 };
 
@@ -145,6 +149,8 @@ struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);
+void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
+			 unsigned long end);
 bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
 		   const struct file *file);
 void sfu_blob_put(struct sfu_blob *blob);
@@ -166,6 +172,11 @@ int sfu_sidecar_del(struct file *file);
 void sfu_sidecar_exit(void);
 void sfu_refuse(const char *who, const char *why, u64 off, int err);
 
+/* ---- deferred unwinding (deferred.c) */
+int sfu_deferred_setup(void);
+void sfu_deferred_stop(void);
+void sfu_deferred_teardown(void);
+
 /* ---- hooks (hooks.c) */
 int sfu_hooks_init(void);
 void sfu_hooks_exit(void);
@@ -185,5 +196,7 @@ int sfu_rule_line(char *buf, size_t size, u64 pc, int err,
 int sfu_chardev_init(void);
 void sfu_chardev_exit(void);
 void sfu_introspect_init(struct dentry *dir);
+int sfu_testhook_init(struct dentry *dir);
+void sfu_testhook_exit(void);
 
 #endif /* _SFU_H */

@@ -14,10 +14,13 @@
  *   SFRAME_UNWIND_IOC_DEL_FILE  drop such a registration
  *   SFRAME_UNWIND_IOC_QUERY     list what is registered for a process
  *
- * Every argument struct starts with its own size.  The kernel accepts
- * smaller (older) structs, treating missing fields as zero, and larger
- * (newer) ones as long as the bytes it does not know are zero (E2BIG
- * otherwise).  Unknown flags are refused with EINVAL.
+ * Commands are matched by type and number only: every argument struct
+ * starts with its own size, which says which version of it the caller
+ * passes.  A size below the first version's is refused with EINVAL; later
+ * versions (larger structs) are accepted as long as the bytes the kernel
+ * does not know are zero (E2BIG otherwise), and a kernel newer than the
+ * caller treats the fields the caller's version lacks as zero.  Unknown
+ * flags and nonzero reserved fields are refused with EINVAL.
  */
 #ifndef _UAPI_LINUX_SFRAME_UNWIND_H
 #define _UAPI_LINUX_SFRAME_UNWIND_H
@@ -49,9 +52,12 @@
  *	stay there, readable, while registered: unwinding reads it
  * @sframe_len: the section's length in bytes
  *
- * SFRAME_UNWIND_IOC_DEL takes the same struct; only @size, @pid and
- * @text_start are used.  FDEs may be unsorted; function start addresses
- * are those the section encodes for @sframe_start.
+ * SFRAME_UNWIND_IOC_DEL takes the same struct: @text_start names the
+ * registration, @flags and @reserved must be zero, the rest is ignored.
+ * FDEs may be unsorted; function start addresses are those the section
+ * encodes for @sframe_start (V1 and V2 encode them as 32-bit offsets, so
+ * the section must then lie within 2 GiB of the code; V3 has no such
+ * limit), and all of them must lie in [@text_start, @text_end).
  */
 struct sframe_unwind_region {
 	__u32 size;
@@ -69,8 +75,8 @@ struct sframe_unwind_region {
 /**
  * struct sframe_unwind_file - a generated section for an ELF file
  * @size: sizeof(struct sframe_unwind_file)
- * @flags: must be zero
- * @fd: the ELF file, open for reading; the registration is keyed by its
+ * @flags: 0, or SFRAME_UNWIND_REPLACE to replace the file's registration
+ * @fd: a regular ELF file open for reading; the registration is keyed by its
  *	device and inode and checked against its build-id
  * @build_id_len: 0, or the length of @build_id, which must then equal the
  *	file's NT_GNU_BUILD_ID note
@@ -83,8 +89,9 @@ struct sframe_unwind_region {
  *	keeps a copy
  * @sframe_len: the section's length in bytes
  *
- * SFRAME_UNWIND_IOC_DEL_FILE takes the same struct; only @size and @fd
- * are used.  A registration applies to mappings made after it, in every
+ * SFRAME_UNWIND_IOC_DEL_FILE takes the same struct: @fd names the file,
+ * @flags, @reserved and @build_id_len must be valid as for ADD_FILE.
+ * A registration applies to mappings made after it, in every
  * process, while the file has no PT_GNU_SFRAME of its own.
  */
 struct sframe_unwind_file {
@@ -132,7 +139,9 @@ struct sframe_unwind_entry {
  * struct sframe_unwind_query - list a process's registered sections
  * @size: sizeof(struct sframe_unwind_query)
  * @flags: must be zero
- * @pid: the process (0: the caller); needs ptrace read access to it
+ * @pid: the process (0: the caller); the caller must be privileged
+ *	(CAP_SYS_PTRACE or CAP_PERFMON) or have its user's credentials and
+ *	the process be dumpable
  * @count: in: room in @entries; out: number of registered sections,
  *	which may exceed the room (then only the first ones are copied)
  * @entries: user pointer to an array of struct sframe_unwind_entry,

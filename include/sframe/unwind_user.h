@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stack unwinding with SFrame: the walker.
+ *
+ * sfu_unwind_user() walks the current task's user stack from the user
+ * registers it entered the kernel with.  It reads .sframe sections (through
+ * the registry) and the stack only with bounds-checked user copies, in one
+ * of two modes that share all code: SFU_MEM_USER may fault and sleep (task
+ * context, the deferred path), SFU_MEM_USER_NOFAULT never does (any context,
+ * NMI included).
+ */
+#ifndef _SFRAME_UNWIND_USER_H
+#define _SFRAME_UNWIND_USER_H
+
+#include <linux/types.h>
+
+#include "env.h"
+
+struct pt_regs;
+
+/* Why a walk stopped (sfu_unwind_result.stop). */
+enum sfu_stop {
+	SFU_STOP_DEPTH,		/* the depth limit */
+	SFU_STOP_OUTERMOST,	/* an outermost-frame rule */
+	SFU_STOP_RA,		/* zero or non-user return address */
+	SFU_STOP_CFA,		/* CFA not above the SP, or misaligned */
+	SFU_STOP_FAULT,		/* a read failed (or would have faulted) */
+	SFU_STOP_CORRUPT,	/* the section is corrupt; it was dropped */
+	SFU_STOP_NO_RULE,	/* no SFrame and no plausible fallback */
+	SFU_STOP_REGISTER,	/* a rule needs a register no longer known */
+	SFU_STOP_NR,
+};
+
+/**
+ * struct sfu_unwind_result - what a walk found besides the frames
+ * @nr: frames stored
+ * @stop: why the walk stopped (enum sfu_stop)
+ * @sframe: frames stepped with an SFrame rule
+ * @fallback: frames stepped with frame pointers (or the s390x back chain)
+ * @signal: signal frames stepped through
+ */
+struct sfu_unwind_result {
+	unsigned int nr;
+	u8 stop;
+	unsigned int sframe;
+	unsigned int fallback;
+	unsigned int signal;
+};
+
+extern unsigned int sfu_max_depth;
+
+int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
+		    unsigned long *pcs, unsigned int max,
+		    struct sfu_unwind_result *res);
+const char *sfu_stop_name(u8 stop);
+
+#endif /* _SFRAME_UNWIND_USER_H */

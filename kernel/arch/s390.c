@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * s390x back end: SP is r15, FP r11 and the return address r14, which
+ * holds it only in frame 0 (or a frame restored from a signal context).
+ * The decoder already turns the ABI's CFA offset adjustment and the V2
+ * register encoding into plain rules; caller SP = CFA - 160.  The back
+ * chain (word 0 of a frame, with -mbackchain) is the fallback instead of
+ * frame pointers, and the rt_sigreturn trampoline ("svc 173") is stepped
+ * through the ucontext of the signal frame.
+ */
+#include <linux/compat.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/stddef.h>
+#include <asm/ucontext.h>
+#include <asm/unistd.h>
+
+#include "arch.h"
+
+#define SFU_S390_FP		11
+#define SFU_S390_RA		14
+#define SFU_S390_SP		15
+#define SFU_S390_NR_GPRS	16
+/* svc __NR_rt_sigreturn */
+#define SFU_S390_SVC		(0x0a00 | __NR_rt_sigreturn)
+/* The register save area: r14 is saved at 14 * 8 from the frame's SP. */
+#define SFU_S390_RA_SLOT	(SFU_S390_RA * sizeof(unsigned long))
+/*
+ * The frame the kernel builds: struct rt_sigframe { u8 callee_used_stack
+ * [STACK_FRAME_OVERHEAD]; u16 svc_insn; siginfo info; ucontext uc; }.
+ */
+#define SFU_S390_SIGINFO	ALIGN(STACK_FRAME_OVERHEAD + sizeof(u16), \
+				      sizeof(unsigned long))
+#define SFU_S390_SIGREGS	(SFU_S390_SIGINFO + sizeof(struct siginfo) + \
+				 offsetof(struct ucontext, uc_mcontext))
+
+bool sfu_arch_user_regs_ok(struct pt_regs *regs)
+{
+	return !is_compat_task();
+}
+
+void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
+{
+	st->pc = regs->psw.addr;
+	st->sp = regs->gprs[SFU_S390_SP];
+	st->fp = regs->gprs[SFU_S390_FP];
+	st->ra = regs->gprs[SFU_S390_RA];
+	st->exact = true;
+	st->regs = regs;
+}
+
+bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
+{
+	switch (reg) {
+	case SFU_S390_SP:
+		*val = st->sp;
+		return true;
+	case SFU_S390_FP:
+		*val = st->fp;
+		return true;
+	case SFU_S390_RA:
+		*val = st->ra;
+		return st->exact;
+	}
+	if (!st->regs || reg >= SFU_S390_NR_GPRS)
+		return false;
+	*val = st->regs->gprs[reg];
+	return true;
+}
+
+unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
+{
+	return ra;
+}
+
+int sfu_arch_sigframe(struct sfu_ustate *st)
+{
+	unsigned long sr = st->sp + SFU_S390_SIGREGS;
+	unsigned long pc, sp, fp, ra;
+	u16 insn;
+
+	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode) ||
+	    insn != SFU_S390_SVC)
+		return 0;
+	if (sfu_uread(st, sr + offsetof(_sigregs, regs.psw.addr), &pc) ||
+	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_SP]),
+		      &sp) ||
+	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_FP]),
+		      &fp) ||
+	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_RA]),
+		      &ra))
+		return -EFAULT;
+	sfu_ustate_restore(st, pc, sp, fp, ra);
+	return 1;
+}
+
+/* The back chain: [SP] is the caller's SP, its r14 slot the return. */
+int sfu_arch_fallback(struct sfu_ustate *st)
+{
+	unsigned long back, ra;
+
+	if (sfu_uread(st, st->sp, &back))
+		return SFU_STOP_FAULT + 1;
+	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
+		return SFU_STOP_NO_RULE + 1;
+	if (sfu_uread(st, back + SFU_S390_RA_SLOT, &ra))
+		return SFU_STOP_FAULT + 1;
+	if (!ra || ra >= TASK_SIZE)
+		return SFU_STOP_RA + 1;
+	st->pc = ra;
+	st->sp = back;
+	st->exact = false;
+	st->regs = NULL;
+	return 0;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86-64 back end: RSP, RBP and RIP from pt_regs, the return address at a
+ * fixed CFA-8 (the rule says so), DRAP rules through any register of frame
+ * 0, frame pointers as the fallback and the rt_sigreturn trampoline
+ * (__restore_rt: "mov $15, %rax; syscall") stepped through its ucontext.
+ */
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/stddef.h>
+#include <asm/sigframe.h>
+#include <asm/unistd.h>
+
+#include "arch.h"
+
+/* DWARF register numbers of the x86-64 psABI. */
+enum {
+	SFU_X86_RAX, SFU_X86_RDX, SFU_X86_RCX, SFU_X86_RBX,
+	SFU_X86_RSI, SFU_X86_RDI, SFU_X86_RBP, SFU_X86_RSP,
+	SFU_X86_R8, SFU_X86_R9, SFU_X86_R10, SFU_X86_R11,
+	SFU_X86_R12, SFU_X86_R13, SFU_X86_R14, SFU_X86_R15,
+	SFU_X86_RIP,
+};
+
+/* mov $__NR_rt_sigreturn, %rax; syscall */
+static const u8 sfu_x86_sigreturn[] = {
+	0x48, 0xc7, 0xc0, __NR_rt_sigreturn, 0x00, 0x00, 0x00, 0x0f, 0x05,
+};
+
+#define SFU_X86_FRAME_RECORD	(2 * sizeof(unsigned long))
+
+bool sfu_arch_user_regs_ok(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs);
+}
+
+void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
+{
+	st->pc = regs->ip;
+	st->sp = regs->sp;
+	st->fp = regs->bp;
+	st->ra = 0;
+	st->exact = true;
+	st->regs = regs;
+}
+
+static unsigned long sfu_x86_pt_reg(struct pt_regs *regs, u16 reg)
+{
+	switch (reg) {
+	case SFU_X86_RAX: return regs->ax;
+	case SFU_X86_RDX: return regs->dx;
+	case SFU_X86_RCX: return regs->cx;
+	case SFU_X86_RBX: return regs->bx;
+	case SFU_X86_RSI: return regs->si;
+	case SFU_X86_RDI: return regs->di;
+	case SFU_X86_R8: return regs->r8;
+	case SFU_X86_R9: return regs->r9;
+	case SFU_X86_R10: return regs->r10;
+	case SFU_X86_R11: return regs->r11;
+	case SFU_X86_R12: return regs->r12;
+	case SFU_X86_R13: return regs->r13;
+	case SFU_X86_R14: return regs->r14;
+	default: return regs->r15;
+	}
+}
+
+bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
+{
+	switch (reg) {
+	case SFU_X86_RSP:
+		*val = st->sp;
+		return true;
+	case SFU_X86_RBP:
+		*val = st->fp;
+		return true;
+	case SFU_X86_RIP:
+		*val = st->pc;
+		return true;
+	}
+	if (!st->regs || reg > SFU_X86_R15)
+		return false;
+	*val = sfu_x86_pt_reg(st->regs, reg);
+	return true;
+}
+
+unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
+{
+	return ra;
+}
+
+/*
+ * At __restore_rt the handler has returned: RSP points at the ucontext of
+ * the struct rt_sigframe the kernel built (its pretcode was popped).
+ */
+int sfu_arch_sigframe(struct sfu_ustate *st)
+{
+	unsigned long sc = st->sp + offsetof(struct ucontext, uc_mcontext);
+	u8 insn[sizeof(sfu_x86_sigreturn)];
+	unsigned long ip, sp, bp;
+
+	if (sfu_copy(insn, st->pc, sizeof(insn), st->mode) ||
+	    memcmp(insn, sfu_x86_sigreturn, sizeof(insn)))
+		return 0;
+	if (sfu_uread(st, sc + offsetof(struct sigcontext, ip), &ip) ||
+	    sfu_uread(st, sc + offsetof(struct sigcontext, sp), &sp) ||
+	    sfu_uread(st, sc + offsetof(struct sigcontext, bp), &bp))
+		return -EFAULT;
+	sfu_ustate_restore(st, ip, sp, bp, 0);
+	return 1;
+}
+
+/* Frame pointers: [RBP] is the caller's RBP, [RBP + 8] the return address. */
+int sfu_arch_fallback(struct sfu_ustate *st)
+{
+	return sfu_frame_record_step(st, st->fp, SFU_X86_FRAME_RECORD);
+}

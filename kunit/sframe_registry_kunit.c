@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the per-mm registry (kernel/registry.c), on real mm
+ * structs: mm_alloc() gives an address space with no mappings, the
+ * registry attaches its mmu notifier to it, and mmput() runs exit_mmap()
+ * and so the notifier's release, as a process exit would.
+ *
+ * Regions here have no section unless a test needs one; the registry
+ * itself only looks at their text ranges and sources.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched/mm.h>
+
+#include "../kernel/sfu.h"
+#include "sframe_test_sections.h"
+
+#define REG_BASE		0x400000UL
+#define REG_STEP		0x10000UL
+#define REG_SIZE		0x8000UL
+#define REG_NR			5
+#define RACE_ROUNDS		2000
+#define RACE_LOOKUPS		20000
+
+struct reg_ctx {
+	struct mm_struct *mm;
+	struct sfu_mm *smm;
+	long regions0;
+	long bytes0;
+	long mms0;
+};
+
+static struct sfu_region *reg_new(struct kunit *test, unsigned long start,
+				  unsigned long size, u8 source)
+{
+	struct sfu_region *r = sfu_region_alloc();
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->start = start;
+	r->end = start + size;
+	r->source = source;
+	return r;
+}
+
+static unsigned long reg_start(unsigned int i)
+{
+	return REG_BASE + i * REG_STEP;
+}
+
+static int reg_init(struct kunit *test)
+{
+	struct reg_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	rcu_barrier();
+	ctx->regions0 = sfu_stat_regions();
+	ctx->bytes0 = sfu_stat_bytes();
+	ctx->mms0 = sfu_stat_mms();
+	ctx->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, ctx->mm);
+	ctx->smm = sfu_mm_get(ctx->mm, current);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->smm));
+	KUNIT_EXPECT_EQ(test, sfu_stat_mms(), ctx->mms0 + 1);
+	test->priv = ctx;
+	return 0;
+}
+
+/* Exit the mm; the registry, its regions and their memory must go. */
+static void reg_exit(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct mm_struct *mm = ctx->mm;
+
+	mmput(mm);
+	/* Maps, then regions, are freed from RCU callbacks: two barriers. */
+	rcu_barrier();
+	rcu_barrier();
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, sfu_mm_find(mm));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, sfu_stat_mms(), ctx->mms0);
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0);
+	KUNIT_EXPECT_EQ(test, sfu_stat_bytes(), ctx->bytes0);
+}
+
+static struct sfu_region *reg_find(struct reg_ctx *ctx, unsigned long pc)
+{
+	struct sfu_region *r;
+
+	rcu_read_lock();
+	r = sfu_region_find(ctx->mm, pc);
+	rcu_read_unlock();
+	return r;	/* only compared, never dereferenced */
+}
+
+static void reg_insert(struct kunit *test, struct sfu_region *r,
+		       enum sfu_overlap overlap, int expect)
+{
+	struct reg_ctx *ctx = test->priv;
+	int ret = sfu_mm_insert(ctx->smm, r, overlap);
+
+	KUNIT_EXPECT_EQ(test, ret, expect);
+	if (ret)
+		sfu_region_put(r);
+}
+
+/* Out-of-order inserts give a sorted map; lookups hit and miss exactly. */
+static void reg_test_sorted_lookup(struct kunit *test)
+{
+	static const unsigned int order[REG_NR] = { 3, 0, 4, 1, 2 };
+	struct reg_ctx *ctx = test->priv;
+	struct sfu_region *r[REG_NR];
+	unsigned int i;
+
+	for (i = 0; i < REG_NR; i++) {
+		unsigned int k = order[i];
+
+		r[k] = reg_new(test, reg_start(k), REG_SIZE,
+			       SFRAME_UNWIND_SRC_ELF);
+		reg_insert(test, r[k], SFU_OVERLAP_REFUSE, 0);
+	}
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + REG_NR);
+	for (i = 0; i < REG_NR; i++) {
+		unsigned long s = reg_start(i);
+
+		KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, s), r[i]);
+		KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, s + REG_SIZE - 1),
+				    r[i]);
+		KUNIT_EXPECT_NULL(test, reg_find(ctx, s + REG_SIZE));
+		KUNIT_EXPECT_NULL(test, reg_find(ctx, s - 1));
+	}
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, 0));
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, ULONG_MAX));
+}
+
+/* Each overlap policy does what sfu_mm_insert() promises. */
+static void reg_test_overlap(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	unsigned long s = reg_start(1);
+	struct sfu_region *elf, *jit, *grown;
+
+	elf = reg_new(test, s, REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, elf, SFU_OVERLAP_REFUSE, 0);
+	reg_insert(test, reg_new(test, s + 1, 1, SFRAME_UNWIND_SRC_JIT),
+		   SFU_OVERLAP_REFUSE, -EEXIST);
+	/* Only a JIT region at the same start may be replaced. */
+	reg_insert(test, reg_new(test, s, REG_SIZE, SFRAME_UNWIND_SRC_JIT),
+		   SFU_OVERLAP_JIT_SAME_START, -EEXIST);
+	reg_insert(test, reg_new(test, reg_start(3), 1, SFRAME_UNWIND_SRC_JIT),
+		   SFU_OVERLAP_JIT_SAME_START, -ENOENT);
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, s), elf);
+
+	/* A new mapping replaces what was there (stale regions). */
+	jit = reg_new(test, s, REG_SIZE / 2, SFRAME_UNWIND_SRC_JIT);
+	reg_insert(test, jit, SFU_OVERLAP_REPLACE, 0);
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, s), jit);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, s + REG_SIZE / 2));
+
+	/* A JIT section grows in place. */
+	grown = reg_new(test, s, REG_SIZE * 2, SFRAME_UNWIND_SRC_JIT);
+	reg_insert(test, grown, SFU_OVERLAP_JIT_SAME_START, 0);
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, s + REG_SIZE), grown);
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 1);
+}
+
+/* max_sections and max_mm_bytes bound a registry. */
+static void reg_test_limits(struct kunit *test)
+{
+	unsigned int max_sections = sfu_max_sections;
+	unsigned long max_bytes = sfu_max_mm_bytes;
+	unsigned int i;
+
+	sfu_max_sections = 2;
+	for (i = 0; i < 2; i++)
+		reg_insert(test, reg_new(test, reg_start(i), REG_SIZE,
+					 SFRAME_UNWIND_SRC_ELF),
+			   SFU_OVERLAP_REFUSE, 0);
+	reg_insert(test, reg_new(test, reg_start(2), REG_SIZE,
+				 SFRAME_UNWIND_SRC_ELF),
+		   SFU_OVERLAP_REFUSE, -ENOSPC);
+	sfu_max_sections = max_sections;
+
+	sfu_max_mm_bytes = 3 * sizeof(struct sfu_region) - 1;
+	reg_insert(test, reg_new(test, reg_start(3), REG_SIZE,
+				 SFRAME_UNWIND_SRC_ELF),
+		   SFU_OVERLAP_REFUSE, -ENOSPC);
+	sfu_max_mm_bytes = max_bytes;
+	reg_insert(test, reg_new(test, reg_start(3), REG_SIZE,
+				 SFRAME_UNWIND_SRC_ELF),
+		   SFU_OVERLAP_REFUSE, 0);
+}
+
+/* Unmapping drops exactly the overlapping regions; JIT removal by start. */
+static void reg_test_remove(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sfu_region *r[REG_NR];
+	unsigned int i;
+
+	for (i = 0; i < REG_NR; i++) {
+		r[i] = reg_new(test, reg_start(i), REG_SIZE,
+			       i == 4 ? SFRAME_UNWIND_SRC_JIT :
+			       SFRAME_UNWIND_SRC_ELF);
+		reg_insert(test, r[i], SFU_OVERLAP_REFUSE, 0);
+	}
+	/* From inside region 1 to inside region 2. */
+	sfu_mm_remove_range(ctx->smm, reg_start(1) + 1, reg_start(2) + 1);
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, reg_start(0)), r[0]);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(1)));
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(2)));
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, reg_start(3)), r[3]);
+	/* A gap touches nothing. */
+	sfu_mm_remove_range(ctx->smm, reg_start(3) + REG_SIZE, reg_start(4));
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, reg_start(3)), r[3]);
+
+	KUNIT_EXPECT_EQ(test, sfu_mm_remove_jit(ctx->smm, reg_start(3)),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, sfu_mm_remove_jit(ctx->smm, reg_start(4) + 1),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, sfu_mm_remove_jit(ctx->smm, reg_start(4)), 0);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(4)));
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 2);
+}
+
+/* A snapshot (fork, query) keeps its regions after they are removed. */
+static void reg_test_snapshot(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sfu_map *snap;
+	unsigned int i;
+
+	for (i = 0; i < REG_NR; i++)
+		reg_insert(test, reg_new(test, reg_start(i), REG_SIZE,
+					 SFRAME_UNWIND_SRC_ELF),
+			   SFU_OVERLAP_REFUSE, 0);
+	snap = sfu_mm_snapshot(ctx->smm);
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_EXPECT_EQ(test, snap->nr, REG_NR);
+	sfu_mm_remove_range(ctx->smm, 0, TASK_SIZE);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(0)));
+	rcu_barrier();
+	for (i = 0; i < snap->nr; i++) {
+		KUNIT_EXPECT_EQ(test, snap->regions[i]->start, reg_start(i));
+		KUNIT_EXPECT_EQ(test, kref_read(&snap->regions[i]->ref), 1);
+	}
+	sfu_map_release(snap);
+}
+
+/* A region over a real section answers rule lookups; memory is counted. */
+static void reg_test_section(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct sfu_region *r, *found;
+	struct sfu_rule rule;
+	s64 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = sfu_test_std_section(SFRAME_VERSION_3, sfu_native_abi(), true,
+				   buf, SFU_TEST_BUF_SIZE, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, len, 0);
+	r = reg_new(test, SFU_TEST_F_ROWS, SFU_TEST_F_BIG - SFU_TEST_F_ROWS,
+		    SFRAME_UNWIND_SRC_SIDECAR);
+	KUNIT_ASSERT_EQ(test, sfu_region_init_section(r, buf, len,
+						      SFU_TEST_VADDR, false),
+			0);
+	KUNIT_EXPECT_GT(test, r->bytes, sizeof(*r));
+	KUNIT_EXPECT_EQ(test, r->version, SFRAME_VERSION_3);
+	reg_insert(test, r, SFU_OVERLAP_REFUSE, 0);
+	rcu_read_lock();
+	found = sfu_region_find(ctx->mm, SFU_TEST_F_ROWS);
+	KUNIT_ASSERT_PTR_EQ(test, found, r);
+	KUNIT_EXPECT_EQ(test, sfu_find_rule(&found->sec, SFU_TEST_F_ROWS,
+					    &rule, SFU_MEM_KERNEL), 0);
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, rule.fde_start, SFU_TEST_F_ROWS);
+
+	/* A corrupt copy is refused and leaves nothing behind. */
+	buf[0] ^= 0xff;
+	r = reg_new(test, 0, 1, SFRAME_UNWIND_SRC_JIT);
+	KUNIT_EXPECT_EQ(test, sfu_region_init_section(r, buf, len,
+						      SFU_TEST_VADDR, false),
+			-ENOEXEC);
+	sfu_region_put(r);
+}
+
+struct reg_race {
+	struct sfu_mm *smm;
+	atomic_t stop;
+};
+
+static int reg_race_writer(void *arg)
+{
+	struct reg_race *race = arg;
+	unsigned int i;
+
+	for (i = 0; i < RACE_ROUNDS && !kthread_should_stop(); i++) {
+		unsigned int k = i % REG_NR;
+		struct sfu_region *r = sfu_region_alloc();
+
+		if (!r)
+			break;
+		r->start = reg_start(k);
+		r->end = r->start + REG_SIZE - (i & 0xff);
+		r->source = SFRAME_UNWIND_SRC_ELF;
+		if (sfu_mm_insert(race->smm, r, SFU_OVERLAP_REPLACE))
+			sfu_region_put(r);
+		if (i & 1)
+			sfu_mm_remove_range(race->smm, reg_start(k),
+					    reg_start(k) + 1);
+	}
+	atomic_set(&race->stop, 1);
+	while (!kthread_should_stop())
+		usleep_range(100, 200);
+	return 0;
+}
+
+/* Lock-free lookups during inserts and removals see whole regions only. */
+static void reg_test_race(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct reg_race race = { .smm = ctx->smm };
+	struct task_struct *writer;
+	unsigned long bad = 0, hits = 0, n = 0;
+
+	writer = kthread_run(reg_race_writer, &race, "sfu-reg-race");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
+	while (!atomic_read(&race.stop) || n < RACE_LOOKUPS) {
+		unsigned long pc = reg_start(n % REG_NR) + (n * 97) % REG_SIZE;
+		struct sfu_region *r;
+
+		rcu_read_lock();
+		r = sfu_region_find(ctx->mm, pc);
+		if (r) {
+			hits++;
+			if (pc < r->start || pc >= r->end ||
+			    kref_read(&r->ref) == 0)
+				bad++;
+		}
+		rcu_read_unlock();
+		if (!(++n % 256))
+			cond_resched();
+	}
+	kthread_stop(writer);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	kunit_info(test, "%lu lookups, %lu hits during %u changes\n", n, hits,
+		   RACE_ROUNDS);
+}
+
+static struct kunit_case sframe_registry_cases[] = {
+	KUNIT_CASE(reg_test_sorted_lookup),
+	KUNIT_CASE(reg_test_overlap),
+	KUNIT_CASE(reg_test_limits),
+	KUNIT_CASE(reg_test_remove),
+	KUNIT_CASE(reg_test_snapshot),
+	KUNIT_CASE(reg_test_section),
+	KUNIT_CASE(reg_test_race),
+	{}
+};
+
+static struct kunit_suite sframe_registry_suite = {
+	.name = "sframe_registry",
+	.init = reg_init,
+	.exit = reg_exit,
+	.test_cases = sframe_registry_cases,
+};
+
+kunit_test_suite(sframe_registry_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for the sframe-unwind registry");
