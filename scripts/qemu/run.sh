@@ -37,7 +37,9 @@ die() {
 arch=$1
 kver=$2
 shift 2
-tests="module_load.sh modinfo.sh decode_agree host_tools.sh"
+tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
+registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
+host_tools.sh"
 hostfs=""
 [ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
 timeout_s=600
@@ -113,7 +115,7 @@ cp "$busybox" "$r/bin/busybox"
 for a in sh ash mount umount insmod rmmod lsmod modinfo cat echo grep sed \
 	 awk dmesg poweroff sleep tee ls mkdir sync uname wc head tail cut \
 	 tr find xargs test [ printf seq expr rm cp chroot timeout kill id \
-	 sort uniq diff cmp od true false env basename dirname mknod; do
+	 sort uniq diff cmp od true false env basename dirname mknod mv; do
 	ln -sf busybox "$r/bin/$a"
 done
 install -m 755 "$here/guest-init" "$r/init"
@@ -121,11 +123,120 @@ cp "$out"/mod/sframe_unwind.ko "$out"/testmod/*.ko "$r/lib/test-modules/"
 
 cc=${cross}gcc
 cflags="-O2 -static -Wall -Werror -I$ksft"
+decoder_srcs="$root/kernel/sframe_decode.c $root/kernel/sframe_rule.c
+	$root/kernel/sframe_lookup.c $root/kernel/sframe_print.c
+	$root/kernel/sframe_encode.c"
+
+# Compile $1 to the object $2 (further arguments: flags) with an SFrame
+# section: gas's --gsframe where gas has it, else (s390x) a section written
+# by selftests/registry/s390x-sframe.sh into the compiler's assembly.
+sframe_cc() {
+	local src=$1 obj=$2
+
+	shift 2
+	if [ "$arch" != s390x ]; then
+		"$cc" "$@" -Wa,--gsframe -c -o "$obj" "$src"
+		return
+	fi
+	"$cc" "$@" -S -o "$obj.s" "$src"
+	"$cc" -c -o "$obj" "$obj.s"
+	"$root/selftests/registry/s390x-sframe.sh" "${cross}nm" "$obj" \
+		>> "$obj.s"
+	"$cc" -c -o "$obj" "$obj.s"
+}
+
+# Link with $cc; ld 2.40 reports every s390x .sframe input it does not
+# merge ("error in X(.sframe); no .sframe will be created") yet copies it
+# as it is, so that line is dropped.  The output must have PT_GNU_SFRAME
+# unless its name says "plain".
+sframe_link() {
+	local outf=$1 log=$out/registry/ld.log
+
+	shift
+	"$cc" -o "$outf" "$@" 2> "$log" ||
+		{ cat "$log" >&2; die "linking $outf failed"; }
+	grep -v 'no \.sframe will be created' "$log" >&2 || true
+	case $outf in
+	*plain*) ! readelf -lW "$outf" | grep -q GNU_SFRAME ||
+		die "$outf has PT_GNU_SFRAME" ;;
+	*)	readelf -lW "$outf" | grep -q GNU_SFRAME ||
+		die "$outf has no PT_GNU_SFRAME" ;;
+	esac
+}
+
+# The registry selftests' programs (selftests/registry/): dynamic programs
+# and libraries with SFrame in /selftests/bin and /selftests/lib, copies
+# with corrupt sections, and the C library they run on.
+build_registry_tests() {
+	local reg=$root/selftests/registry b=$out/registry
+	local gbin=$r/selftests/bin glib=$r/selftests/lib
+	local rflags="-O2 -fomit-frame-pointer -Wall -Werror -I$reg"
+	local cflags_ioc="-I$ksft -I$root/include/uapi"
+	local l k interp sysroot f
+
+	mkdir -p "$b" "$gbin" "$glib"
+	install -m 644 "$reg/lib.sh" "$r/selftests/registry_lib.sh"
+	install -m 644 "$root/scripts/tests/tap.sh" "$r/selftests/tap.sh"
+	# shellcheck disable=SC2086
+	{
+	sframe_cc "$reg/lib.c" "$b/lib.o" $rflags -fPIC
+	for l in a b c d; do
+		sframe_link "$glib/libsfu_$l.so" -shared -Wl,-Bsymbolic \
+			-Wl,-soname,"libsfu_$l.so" "$b/lib.o"
+	done
+	sframe_link "$glib/libsfu_plain.so" $rflags -fPIC -shared \
+		-Wl,-soname,libsfu_plain.so "$reg/lib.c"
+	"$cc" $rflags -c -o "$b/util.o" "$reg/util.c"
+	sframe_cc "$reg/prog.c" "$b/prog.o" $rflags
+	sframe_link "$gbin/sfu_prog" "$b/prog.o" "$b/util.o" -L"$glib" \
+		-lsfu_a -Wl,-rpath,/selftests/lib
+	sframe_link "$gbin/sfu_prog2" "$b/prog.o" "$b/util.o" -L"$glib" \
+		-lsfu_c -Wl,-rpath,/selftests/lib
+	sframe_cc "$root/selftests/registry_dlopen.c" "$b/dlopen.o" \
+		$rflags $cflags_ioc
+	sframe_link "$r/selftests/registry_dlopen" "$b/dlopen.o" \
+		$rflags $cflags_ioc -pthread "$reg/util.c" "$reg/enc.c" \
+		$decoder_srcs
+	sframe_cc "$root/selftests/registry_jit.c" "$b/jit.o" \
+		$rflags $cflags_ioc
+	sframe_link "$r/selftests/registry_jit" "$b/jit.o" -static \
+		$rflags $cflags_ioc "$reg/util.c" "$reg/enc.c" $decoder_srcs
+	}
+
+	# Corrupt copies, made by a host tool.
+	gcc -O2 -Wall -Werror -o "$b/corrupt-sframe" "$reg/corrupt.c"
+	for k in magic nfdes fdeoff freoff frefde trunc; do
+		"$b/corrupt-sframe" "$k" "$gbin/sfu_prog" "$gbin/sfu_bad_$k"
+	done
+	"$b/corrupt-sframe" nfdes "$glib/libsfu_d.so" \
+		"$glib/libsfu_bad_nfdes.so"
+
+	# The dynamic loader where PT_INTERP says, libc.so.6 in /lib, which
+	# every loader searches; nothing else may be needed.
+	interp=$(readelf -lW "$gbin/sfu_prog" |
+		 sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
+	[ -n "$interp" ] || die "sfu_prog has no PT_INTERP"
+	case $arch in
+	x86_64)	sysroot=/lib/x86_64-linux-gnu ;;
+	*)	sysroot=/usr/${cross%-}/lib ;;
+	esac
+	mkdir -p "$r$(dirname "$interp")"
+	cp -L "$sysroot/$(basename "$interp")" "$r$interp"
+	cp -L "$sysroot/libc.so.6" "$r/lib/libc.so.6"
+	for f in "$gbin"/sfu_prog* "$glib"/*.so "$r/selftests/registry_dlopen"; do
+		readelf -dW "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
+			grep -vxE 'libc\.so\.6|libsfu_[a-z]+\.so|ld-linux.*' |
+			sed "s|^|$f needs |" | grep . >&2 &&
+			die "a registry test program needs a library the guest lacks"
+	done
+	return 0
+}
 "$cc" $cflags -o "$r/selftests/decode_agree" "$root/selftests/decode_agree.c" \
 	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
 	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
 	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_print.c" \
 	"$root/kernel/sframe_encode.c"
+build_registry_tests
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
 [ -n "$extra" ] && cp -r "$extra" "$r/extra"
 for t in $tests; do
