@@ -39,6 +39,7 @@
 #define NT_GNU_BUILD_ID		3
 #endif
 
+#include <linux/ftrace.h>
 #include <linux/ptrace.h>
 
 /*
@@ -54,5 +55,37 @@ static inline unsigned long sfu_kprobe_arg0(struct pt_regs *regs)
 	return regs_get_kernel_argument(regs, 0);
 #endif
 }
+
+/*
+ * Send a function traced by an ftrace ops to @ip instead.  With
+ * DYNAMIC_FTRACE_WITH_REGS (x86-64, s390x) the saved pt_regs carry the
+ * return point; arm64 has only WITH_ARGS, where 6.12 sets it through the
+ * ftrace_regs accessor.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#define SFU_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
+				 FTRACE_OPS_FL_RECURSION | \
+				 FTRACE_OPS_FL_SAVE_REGS)
+
+static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
+						unsigned long ip)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	if (regs)
+		instruction_pointer_set(regs, ip);
+}
+#elif defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS)
+#define SFU_FTRACE_OPS_FLAGS	(FTRACE_OPS_FL_IPMODIFY | \
+				 FTRACE_OPS_FL_RECURSION)
+
+static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
+						unsigned long ip)
+{
+	ftrace_regs_set_instruction_pointer(fregs, ip);
+}
+#else
+#error "sframe_unwind needs DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
+#endif
 
 #endif /* _SFU_COMPAT_H */

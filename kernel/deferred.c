@@ -38,6 +38,9 @@
 
 #include "sfu.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define SFU_DSLOTS_BITS		9
 #define SFU_DSLOTS		BIT(SFU_DSLOTS_BITS)
 /* Slots probed per request before giving up. */
@@ -129,6 +132,7 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	trace.nr = trace.res.nr;
 	trace.entries = pcs;
 	sfu_stat_inc(SFU_STAT_DEFERRED_WALKS);
+	trace_sframe_unwind_stack(s->cookie, pcs, trace.nr, trace.res.stop);
 	sfu_deferred_call(s, mask, &trace);
 	kfree(pcs);
 }
@@ -244,6 +248,7 @@ int sfu_deferred_request(struct sfu_deferred *d, u64 *cookie)
 		return ret;
 	*cookie = s->cookie;
 	sfu_stat_inc(SFU_STAT_DEFERRED_REQUESTS);
+	trace_sframe_unwind_request(s->cookie, d->bit);
 	if (test_and_set_bit(d->bit, &s->mask))
 		return 1;
 	/* Whoever moves the slot on queues it (an NMI may have joined). */
@@ -282,6 +287,7 @@ int sfu_deferred_request_task(struct sfu_deferred *d, struct task_struct *task,
 		return ret;
 	*cookie = s->cookie;
 	sfu_stat_inc(SFU_STAT_DEFERRED_REQUESTS);
+	trace_sframe_unwind_request(s->cookie, d->bit);
 	set_bit(d->bit, &s->mask);
 	atomic_set(&s->state, SFU_DS_ACCEPTING);
 	sfu_dslot_queue(s, TWA_SIGNAL);

@@ -154,6 +154,10 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "memory_bytes %ld\n", sfu_stat_bytes());
 	for (i = 0; i < SFU_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
+	seq_printf(m, "perf_redirected %d\n",
+		   sfu_redirect_active("perf_callchain_user"));
+	seq_printf(m, "userstack_redirected %d\n",
+		   sfu_redirect_active("stack_trace_save_user"));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sfu_stats);

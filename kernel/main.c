@@ -349,6 +349,7 @@ static int __init sfu_init(void)
 	sfu_debugfs_init();
 	if (sfu_scan_on_load)
 		sfu_scan_all();
+	sfu_redirect_init();
 	pr_info("loaded, native SFrame ABI %s (%u)\n",
 		sfu_abi_info(abi)->name, abi);
 	return 0;
@@ -366,7 +367,8 @@ exit_registry:
 
 static void __exit sfu_exit(void)
 {
-	/* Readers of the debugfs files first, then whatever adds regions. */
+	/* perf and ftrace first, the debugfs readers, what adds regions. */
+	sfu_redirect_exit();
 	sfu_debugfs_exit();
 	sfu_chardev_exit();
 	sfu_hooks_exit();

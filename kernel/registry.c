@@ -58,6 +58,9 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_DEFERRED_WALKS]	= "deferred_walks",
 	[SFU_STAT_DEFERRED_BUSY]	= "deferred_busy",
 	[SFU_STAT_DEFERRED_DROPPED]	= "deferred_dropped",
+	[SFU_STAT_PERF_WALKS]		= "perf_walks",
+	[SFU_STAT_FTRACE_WALKS]		= "ftrace_walks",
+	[SFU_STAT_SAMPLE_FAULTS]	= "sample_faults",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)

@@ -48,6 +48,9 @@ enum sfu_stat {
 	SFU_STAT_DEFERRED_WALKS,
 	SFU_STAT_DEFERRED_BUSY,
 	SFU_STAT_DEFERRED_DROPPED,
+	SFU_STAT_PERF_WALKS,
+	SFU_STAT_FTRACE_WALKS,
+	SFU_STAT_SAMPLE_FAULTS,
 	SFU_STAT_NR,
 };
 
@@ -176,6 +179,11 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err);
 int sfu_deferred_setup(void);
 void sfu_deferred_stop(void);
 void sfu_deferred_teardown(void);
+
+/* ---- perf and ftrace (redirect.c) */
+void sfu_redirect_init(void);
+void sfu_redirect_exit(void);
+bool sfu_redirect_active(const char *symbol);
 
 /* ---- hooks (hooks.c) */
 int sfu_hooks_init(void);

@@ -259,23 +259,27 @@ static int sfu_step(struct sfu_ustate *st, struct sfu_unwind_result *res)
 }
 
 /**
- * sfu_unwind_user() - walk the current task's user stack
+ * sfu_unwind_user_walk() - walk the current task's user stack, frame by frame
  * @regs: registers the walk starts from; kernel-mode registers (a sample
  *	taken in the kernel) mean the task's user registers at entry
  * @mode: SFU_MEM_USER (task context, may fault and sleep) or
  *	SFU_MEM_USER_NOFAULT (any context)
- * @pcs: where the frames' PCs go, innermost first
- * @max: room in @pcs (also capped by the max_depth parameter)
+ * @consume: called with each frame's PC, innermost first; returns false
+ *	to stop the walk (its buffer is full)
+ * @arg: passed to @consume
  * @res: frame count, why the walk stopped and how frames were stepped
+ *
+ * At most max_depth frames.
  *
  * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
  * for a kernel thread, a task without user registers or a compat task.
  */
-int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
-		    unsigned long *pcs, unsigned int max,
-		    struct sfu_unwind_result *res)
+int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
+			 sfu_consume_fn consume, void *arg,
+			 struct sfu_unwind_result *res)
 {
 	struct sfu_ustate st = { .mode = mode };
+	unsigned int max = READ_ONCE(sfu_max_depth);
 	int stop;
 
 	memset(res, 0, sizeof(*res));
@@ -286,10 +290,11 @@ int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 	if (!sfu_arch_user_regs_ok(regs))
 		return -EINVAL;
 	sfu_arch_start(&st, regs);
-	max = min(max, sfu_max_depth);
 	res->stop = SFU_STOP_DEPTH;
 	while (res->nr < max) {
-		pcs[res->nr++] = st.pc;
+		res->nr++;
+		if (!consume(arg, st.pc))
+			break;
 		stop = sfu_step(&st, res);
 		if (stop) {
 			res->stop = stop - 1;
@@ -297,4 +302,41 @@ int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		}
 	}
 	return 0;
+}
+
+struct sfu_pcs {
+	unsigned long *pcs;
+	unsigned int nr;
+	unsigned int max;
+};
+
+static bool sfu_store_pc(void *arg, unsigned long pc)
+{
+	struct sfu_pcs *b = arg;
+
+	b->pcs[b->nr++] = pc;
+	return b->nr < b->max;
+}
+
+/**
+ * sfu_unwind_user() - walk the current task's user stack into an array
+ * @regs: as for sfu_unwind_user_walk()
+ * @mode: as for sfu_unwind_user_walk()
+ * @pcs: where the frames' PCs go, innermost first
+ * @max: room in @pcs
+ * @res: as for sfu_unwind_user_walk()
+ *
+ * Return: as sfu_unwind_user_walk().
+ */
+int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
+		    unsigned long *pcs, unsigned int max,
+		    struct sfu_unwind_result *res)
+{
+	struct sfu_pcs b = { .pcs = pcs, .max = max };
+
+	if (!max) {
+		memset(res, 0, sizeof(*res));
+		return 0;
+	}
+	return sfu_unwind_user_walk(regs, mode, sfu_store_pc, &b, res);
 }

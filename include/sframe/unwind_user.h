@@ -49,6 +49,12 @@ struct sfu_unwind_result {
 
 extern unsigned int sfu_max_depth;
 
+/* Takes one frame's PC; returns false when it can take no more. */
+typedef bool (*sfu_consume_fn)(void *arg, unsigned long pc);
+
+int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
+			 sfu_consume_fn consume, void *arg,
+			 struct sfu_unwind_result *res);
 int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		    unsigned long *pcs, unsigned int max,
 		    struct sfu_unwind_result *res);

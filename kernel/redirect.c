@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf and ftrace user stacks from SFrame, on kernels that know nothing
+ * of it.
+ *
+ * perf takes a sample's user call chain with perf_callchain_user(), in
+ * the overflow handler (NMI or hard IRQ); ftrace's userstacktrace option
+ * with stack_trace_save_user().  Both walk frame pointers.  An ftrace ops
+ * with IPMODIFY on each of them sends tasks whose mm has SFrame registered
+ * to a replacement here that runs the non-faulting walker instead (the
+ * technique livepatch uses); every other task runs the kernel's own code,
+ * untouched.  Unregistering the ops restores the kernel's behaviour for
+ * all; ftrace waits for CPUs still in a replacement before it returns.
+ *
+ * When the walk stops because a page of .sframe or stack is not resident,
+ * the sample keeps the frames found so far and a deferred request (which
+ * faults) brings the pages in for the next samples.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/perf_event.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
+
+#include <sframe/deferred.h>
+
+#include "compat.h"
+#include "sfu.h"
+
+/* The name buffer ftrace_set_filter() takes. */
+#define SFU_SYMBOL_MAX		64
+
+struct sfu_redirect {
+	const char *symbol;
+	void *func;			/* the replacement */
+	struct ftrace_ops ops;
+	bool active;
+};
+
+static struct sfu_deferred sfu_fault_in;	/* walks to fault pages in */
+
+/* The deferred walk itself faulted the pages in; nothing to keep. */
+static void sfu_fault_in_done(struct sfu_deferred *d,
+			      const struct sfu_unwind_trace *trace, u64 cookie)
+{
+}
+
+static void sfu_walk_done(const struct sfu_unwind_result *res)
+{
+	u64 cookie;
+
+	if (res->stop != SFU_STOP_FAULT)
+		return;
+	sfu_stat_inc(SFU_STAT_SAMPLE_FAULTS);
+	sfu_deferred_request(&sfu_fault_in, &cookie);
+}
+
+static bool sfu_perf_store(void *arg, unsigned long pc)
+{
+	return !perf_callchain_store(arg, pc);
+}
+
+/* Replaces perf_callchain_user() for tasks with SFrame. */
+static void sfu_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
+				    struct pt_regs *regs)
+{
+	struct sfu_unwind_result res;
+
+	if (sfu_unwind_user_walk(regs, SFU_MEM_USER_NOFAULT, sfu_perf_store,
+				 entry, &res))
+		return;
+	sfu_stat_inc(SFU_STAT_PERF_WALKS);
+	sfu_walk_done(&res);
+}
+
+/* Replaces stack_trace_save_user() for tasks with SFrame. */
+static unsigned int sfu_stack_trace_save_user(unsigned long *store,
+					      unsigned int size)
+{
+	struct sfu_unwind_result res;
+
+	if (sfu_unwind_user(NULL, SFU_MEM_USER_NOFAULT, store, size, &res))
+		return 0;
+	sfu_stat_inc(SFU_STAT_FTRACE_WALKS);
+	sfu_walk_done(&res);
+	return res.nr;
+}
+
+/* Does current's user stack have SFrame to walk?  Any context. */
+static bool sfu_current_has_sframe(void)
+{
+	struct mm_struct *mm = current->mm;
+	bool has;
+
+	if (!mm || (current->flags & PF_KTHREAD))
+		return false;
+	rcu_read_lock();
+	has = sfu_mm_find(mm);
+	rcu_read_unlock();
+	return has;
+}
+
+static void notrace sfu_redirect_thunk(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *ops,
+				       struct ftrace_regs *fregs)
+{
+	struct sfu_redirect *r = container_of(ops, struct sfu_redirect, ops);
+
+	if (sfu_current_has_sframe())
+		sfu_ftrace_redirect(fregs, (unsigned long)r->func);
+}
+
+static struct sfu_redirect sfu_redirects[] = {
+	{
+		.symbol = "perf_callchain_user",
+		.func = sfu_perf_callchain_user,
+	},
+	{
+		.symbol = "stack_trace_save_user",
+		.func = sfu_stack_trace_save_user,
+	},
+};
+
+static int sfu_redirect_on(struct sfu_redirect *r)
+{
+	char name[SFU_SYMBOL_MAX];
+	int ret;
+
+	strscpy(name, r->symbol, sizeof(name));
+	r->ops.func = sfu_redirect_thunk;
+	r->ops.flags = SFU_FTRACE_OPS_FLAGS;
+	ret = ftrace_set_filter(&r->ops, name, strlen(name), 1);
+	if (!ret)
+		ret = register_ftrace_function(&r->ops);
+	if (ret) {
+		ftrace_free_filter(&r->ops);
+		pr_warn("%s() not redirected (%d): its users keep the kernel's user stacks\n",
+			r->symbol, ret);
+		return ret;
+	}
+	r->active = true;
+	return 0;
+}
+
+/**
+ * sfu_redirect_init() - send perf's and ftrace's user stacks through SFrame
+ *
+ * A function that cannot be redirected on this kernel is reported and left
+ * alone; the module works without it.
+ */
+void sfu_redirect_init(void)
+{
+	unsigned int i;
+
+	if (sfu_deferred_init(&sfu_fault_in, sfu_fault_in_done))
+		return;
+	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++)
+		sfu_redirect_on(&sfu_redirects[i]);
+}
+
+/* Give the kernel its own user stacks back; waits for running walks. */
+void sfu_redirect_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++) {
+		struct sfu_redirect *r = &sfu_redirects[i];
+
+		if (!r->active)
+			continue;
+		unregister_ftrace_function(&r->ops);
+		ftrace_free_filter(&r->ops);
+		r->active = false;
+	}
+	sfu_deferred_cancel(&sfu_fault_in);
+}
+
+/**
+ * sfu_redirect_active() - is @symbol's redirection in place?
+ * @symbol: "perf_callchain_user" or "stack_trace_save_user"
+ *
+ * Return: true if it is.
+ */
+bool sfu_redirect_active(const char *symbol)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++)
+		if (!strcmp(sfu_redirects[i].symbol, symbol))
+			return sfu_redirects[i].active;
+	return false;
+}
