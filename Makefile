@@ -4,7 +4,7 @@
 #
 #   make                 host tools (scripts/sframe-dump, scripts/sframe-gen)
 #   make module KDIR=..  the module against a kernel build or header tree
-#   make demo            the module's decoder at work in a stock 6.12 guest
+#   make demo            perf record -g without and with the module, stock 6.12
 #   make check           host tests, x86-64 guest, harness tests (README.md)
 #   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug

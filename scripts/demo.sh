@@ -1,63 +1,74 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: what the module can do today, on a stock Debian 6.12 kernel.
+# make demo: perf record -g on Debian's stock x86-64 6.12 kernel, without
+# and then with sframe_unwind.ko.
 #
-# Builds a program with -O2 -fomit-frame-pointer and gas's SFrame, boots
-# Debian's own x86-64 6.12 kernel in QEMU, loads sframe_unwind.ko, and has
-# the in-kernel decoder answer "how do I unwind from here?" for addresses
-# in the program's functions.  Each answer is printed next to the host's
-# sframe-dump and to the row readelf --sframe prints for it.
-# (The perf call-graph demo replaces this once the unwinder exists.)
+# Builds a workload with -O2 -fomit-frame-pointer and gas's SFrame, boots
+# the stock kernel in QEMU with the host's root file system shared
+# read-only (for perf), records the workload twice with the unmodified
+# perf tool and prints the call stacks of both runs, folded (outermost
+# first), with how many samples reach main.  Without the module frame
+# pointers stop at the function a sample lands in; with it the stacks are
+# complete.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 scripts/setup-host.sh all
-make -s scripts/sframe-dump
 work=build/demo
+top=${DEMO_TOP:-8}
 rm -rf "$work"
 mkdir -p "$work/extra"
 
-gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$work/demo-prog" \
-	scripts/tests/corpus-src.c
-bin=$work/demo-prog
-objcopy -O binary --only-section=.sframe "$bin" "$work/extra/sframe"
-vaddr=$(readelf -SW "$bin" | awk '$2 == ".sframe" { print "0x" $4 }')
-echo "$vaddr" > "$work/extra/vaddr"
+gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$work/extra/workload" \
+	scripts/demo/workload.c
+readelf -lW "$work/extra/workload" | grep -q GNU_SFRAME ||
+	die "the workload has no PT_GNU_SFRAME"
 
-# Two addresses in each of a few functions: entry, and 4 bytes in.
-: > "$work/extra/pcs"
-declare -A names
-for fn in main dispatch recurse dynamic_frame; do
-	a=$(nm "$bin" | awk -v f="$fn" '$3 == f { print $1 }' | head -1)
-	[ -n "$a" ] || continue
-	for off in 0 4; do
-		pc=$(printf '0x%x' $((0x$a + off)))
-		echo "$pc" >> "$work/extra/pcs"
-		names[$pc]="$fn+$off"
-	done
-done
-
-echo "== demo: booting Debian's stock x86-64 6.12 kernel in QEMU (TCG)"
+say "booting Debian's stock x86-64 6.12 kernel in QEMU; perf records the"
+say "workload (-O2 -fomit-frame-pointer) without, then with sframe_unwind.ko"
 scripts/qemu/run.sh x86_64 6.12 --tests demo.sh --extra "$work/extra" \
 	--out "$root/build/qemu/demo" > "$work/guest.log" 2>&1 || {
 	tail -30 "$work/guest.log"
-	exit 1
+	die "the guest run failed (log: $work/guest.log)"
 }
-grep -E '^# (qemu-run|guest):' "$work/guest.log"
-grep -E '^# +sframe_unwind|^# +\[.*sframe_unwind' "$work/guest.log" | head -1 |
-	sed 's/^# */   module: /'
+grep -E '^# (qemu-run|guest):' "$work/guest.log" || true
+sed -n 's/^# *demo \(.*\)/\1/p' "$work/guest.log" > "$work/stacks"
+sed -n 's/^# *demo-summary \(.*\)/\1/p' "$work/guest.log" > "$work/summary"
+
+show() {
+	local run=$1 total
+
+	total=$(awk -v r="$run" '$1 == r { print $2 }' "$work/summary")
+	if [ -z "$total" ] || [ "$total" -eq 0 ]; then
+		die "no samples recorded $run the module"
+	fi
+	echo
+	echo "== perf record -g, $run sframe_unwind.ko: $total samples," \
+		"top $top stacks (outermost first)"
+	awk -v r="$run" -v t="$total" '$1 == r {
+		printf "%6.1f%%  %s\n", 100 * $2 / t, $3 }' "$work/stacks" |
+		sort -rn | awk -v n="$top" 'NR <= n'
+}
+
+show without
+show with
 echo
-printf '%-18s %-44s %s\n' "address" "kernel (sframe_unwind.ko in the guest)" "host sframe-dump"
-for pc in $(cat "$work/extra/pcs"); do
-	k=$(grep -E "^# +kernel $pc:" "$work/guest.log" | sed "s/^# *kernel $pc: //")
-	h=$(scripts/sframe-dump --pc "$pc" "$bin" | sed "s/^$pc: //")
-	printf '%-18s %-44s %s\n' "${names[$pc]}" "$k" "$h"
-	[ "$k" = "$h" ] || { echo "demo: kernel and host disagree at $pc"; exit 1; }
-done
-echo
-echo "readelf --sframe rows for 'recurse' (binutils' own decoder):"
-rpc=$(nm "$bin" | awk '$3 == "recurse" { print $1 }' | head -1)
-readelf --sframe "$bin" | awk -v pc="pc = 0x${rpc#"${rpc%%[!0]*}"}," '
-	index($0, pc) { show = 1 } show && /^$/ { exit } show { print }'
+printf '%-40s %10s %10s\n' "" "without" "with"
+awk '{ s[$1] = $2; p[$1] = $3; m[$1] = $4 }
+	function pct(a, b) { return b ? 100 * a / b : 0 }
+	END {
+		printf "%-40s %10d %10d\n", "samples", s["without"], s["with"]
+		printf "%-40s %10d %10d\n", "  in the workload'"'"'s own code",
+			p["without"], p["with"]
+		printf "%-40s %9.1f%% %9.1f%%\n",
+			"  of those, with a stack up to main",
+			pct(m["without"], p["without"]), pct(m["with"], p["with"])
+	}' "$work/summary"
+sed -n 's/^# *demo-stat /module: /p' "$work/guest.log"
+with=$(awk '$1 == "with" { print $3 ? int(100 * $4 / $3) : 0 }' "$work/summary")
+[ "$with" -ge 95 ] ||
+	die "only $with% of the workload's samples reach main with the module"

@@ -1,15 +1,60 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest half of "make demo": load the module, hand it the .sframe section
-# the host extracted to /extra, and print the kernel's rule at each address
-# listed in /extra/pcs.
+# Guest half of "make demo": record the workload in /extra with the host's
+# perf (the host file system is at /host), first without sframe_unwind.ko,
+# then with it, and print each run's call stacks folded, one line per
+# distinct stack with its sample count:
+#   demo <run> <count> <outermost>;...;<innermost>
+# and per run: all samples, the samples taken in the workload's own code
+# (its innermost user frame is in the program), and how many of those
+# have a stack that reaches main:
+#   demo-summary <run> <samples> <in-program> <in-program-with-main>
 set -e
-insmod /lib/test-modules/sframe_unwind.ko 2> /dev/null || true
-dmesg | grep 'sframe_unwind:' | tail -1
-d=/sys/kernel/debug/sframe_unwind
-cat /extra/vaddr > $d/vaddr
-cat /extra/sframe > $d/section
-cat $d/status
-cat /extra/pcs > $d/decode
-sed 's/^/kernel /' $d/decode
+ko=/lib/test-modules/sframe_unwind.ko
+cp /extra/workload /host/tmp/workload
+
+fold() {
+	awk -v run="$1" '
+		/^[^ \t]/ { n = 0; user = ""; next }
+		/^[ \t]*$/ { if (n) emit(); n = 0; user = ""; next }
+		{
+			sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); f[n++] = sym
+			if (user == "" && $NF !~ /kernel/)
+				user = $NF
+		}
+		function emit(  s, i) {
+			s = f[n - 1]
+			for (i = n - 2; i >= 0; i--)
+				s = s ";" f[i]
+			count[s]++
+			total++
+			if (user ~ /workload/) {
+				prog++
+				if (s ~ /(^|;)main(;|$)/)
+					main++
+			}
+		}
+		END {
+			if (n) emit()
+			for (s in count)
+				print "demo", run, count[s], s
+			print "demo-summary", run, total + 0, prog + 0, main + 0
+		}'
+}
+
+record() {
+	chroot /host perf record -q -g -e cpu-clock -F 2000 \
+		-o /tmp/perf.data /tmp/workload > /dev/null 2>&1
+	chroot /host perf script -i /tmp/perf.data -F comm,ip,sym,dso 2> /dev/null |
+		fold "$1"
+}
+
+rmmod sframe_unwind 2> /dev/null || true
+record without
+insmod "$ko"
+grep -E '^perf_redirected ' /sys/kernel/debug/sframe_unwind/stats |
+	sed 's/^/demo-stat /'
+record with
+grep -E '^(perf_walks|sample_faults) ' /sys/kernel/debug/sframe_unwind/stats |
+	sed 's/^/demo-stat /'
