@@ -304,12 +304,14 @@ static void sfu_debugfs_init(void)
 	sfu_introspect_init(dir);
 	if (sfu_testhook_init(dir))
 		pr_warn("no deferred unwinding test hook\n");
+	sfu_trace_request_init(dir);
 }
 
 static void sfu_debugfs_exit(void)
 {
 	/* Waits for open files to finish their current operation. */
 	debugfs_remove_recursive(sfu_dbg.dir);
+	sfu_trace_request_exit();
 	sfu_testhook_exit();
 	sfu_dbg.dir = NULL;
 	kvfree(sfu_dbg.out);

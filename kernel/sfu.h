@@ -206,5 +206,7 @@ void sfu_chardev_exit(void);
 void sfu_introspect_init(struct dentry *dir);
 int sfu_testhook_init(struct dentry *dir);
 void sfu_testhook_exit(void);
+void sfu_trace_request_init(struct dentry *dir);
+void sfu_trace_request_exit(void);
 
 #endif /* _SFU_H */

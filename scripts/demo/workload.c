@@ -13,7 +13,7 @@
 #define ROUNDS_DEFAULT	400
 
 static unsigned long table[TABLE_SIZE];
-static volatile unsigned long sink;
+static unsigned long sink;
 
 NOINLINE static unsigned long hash_step(unsigned long h, unsigned long v)
 {
@@ -91,6 +91,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < TABLE_SIZE; i++)
 		table[i] = i * 2654435761UL;
 	serve(rounds);
-	printf("%lu\n", (unsigned long)sink);
+	printf("%lu\n", sink);
 	return 0;
 }
