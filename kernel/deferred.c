@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
@@ -49,6 +50,7 @@
 
 enum sfu_dslot_state {
 	SFU_DS_FREE,
+	SFU_DS_PRIVATE,		/* claimed for another task; no joining yet */
 	SFU_DS_CLAIMED,		/* claimed, not queued yet; requests may join */
 	SFU_DS_ACCEPTING,	/* queued; requests may join */
 	SFU_DS_RUNNING,		/* the walk has started or is done */
@@ -113,22 +115,29 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	struct sfu_dslot *s = container_of(tw, struct sfu_dslot, tw);
 	struct sfu_unwind_trace trace = {};
 	unsigned long *pcs, mask;
+	unsigned int max;
 
 	atomic_set(&s->state, SFU_DS_RUNNING);
 	mask = xchg(&s->mask, 0);
 	/* Never the last reference: the task is running this. */
 	put_task_struct(current);
-	/* Exiting, or an exec replaced the stack the request was about. */
-	if ((current->flags & PF_EXITING) || current->mm != s->mm) {
+	/*
+	 * Exiting, killed (a fatal signal: also the other threads of an
+	 * exec), or an exec replaced the stack the request was about.
+	 */
+	if ((current->flags & PF_EXITING) || fatal_signal_pending(current) ||
+	    current->mm != s->mm) {
 		sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
 		return;
 	}
-	pcs = kmalloc_array(sfu_max_depth, sizeof(*pcs), GFP_KERNEL);
-	if (!pcs) {
+	max = READ_ONCE(sfu_max_depth);
+	pcs = kmalloc_array(max, sizeof(*pcs), GFP_KERNEL);
+	if (!pcs || sfu_unwind_user(NULL, SFU_MEM_USER, pcs, max,
+				    &trace.res)) {
+		kfree(pcs);
 		sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
 		return;
 	}
-	sfu_unwind_user(NULL, SFU_MEM_USER, pcs, sfu_max_depth, &trace.res);
 	trace.nr = trace.res.nr;
 	trace.entries = pcs;
 	sfu_stat_inc(SFU_STAT_DEFERRED_WALKS);
@@ -183,8 +192,8 @@ static struct sfu_dslot *sfu_dslot_find(struct task_struct *task)
 	return NULL;
 }
 
-/* Claim a free slot for @task and give it a new cookie. */
-static struct sfu_dslot *sfu_dslot_claim(struct task_struct *task)
+/* Claim a free slot for @task, in @state, and give it a new cookie. */
+static struct sfu_dslot *sfu_dslot_claim(struct task_struct *task, int state)
 {
 	unsigned int i, h = sfu_dslot_hash(task);
 
@@ -197,7 +206,7 @@ static struct sfu_dslot *sfu_dslot_claim(struct task_struct *task)
 		s->mm = task->mm;
 		s->mask = 0;
 		s->cookie = atomic64_inc_return(&sfu_cookie);
-		atomic_set(&s->state, SFU_DS_CLAIMED);
+		atomic_set(&s->state, state);
 		return s;
 	}
 	return NULL;
@@ -206,7 +215,8 @@ static struct sfu_dslot *sfu_dslot_claim(struct task_struct *task)
 /*
  * The slot a request for @task goes to: with @join, the one that accepts
  * requests of this kernel entry if there is one; else a newly claimed one,
- * left in SFU_DS_CLAIMED for the caller to queue.
+ * left in SFU_DS_CLAIMED (@join) or SFU_DS_PRIVATE for the caller to
+ * queue.
  */
 static int sfu_dslot_get(struct task_struct *task, bool join,
 			 struct sfu_dslot **slot)
@@ -219,7 +229,8 @@ static int sfu_dslot_get(struct task_struct *task, bool join,
 		return -ESHUTDOWN;
 	*slot = join ? sfu_dslot_find(task) : NULL;
 	if (!*slot)
-		*slot = sfu_dslot_claim(task);
+		*slot = sfu_dslot_claim(task, join ? SFU_DS_CLAIMED :
+					SFU_DS_PRIVATE);
 	if (*slot)
 		return 0;
 	sfu_stat_inc(SFU_STAT_DEFERRED_BUSY);
@@ -288,6 +299,11 @@ int sfu_deferred_request_task(struct sfu_deferred *d, struct task_struct *task,
 	*cookie = s->cookie;
 	sfu_stat_inc(SFU_STAT_DEFERRED_REQUESTS);
 	trace_sframe_unwind_request(s->cookie, d->bit);
+	/*
+	 * @task may run elsewhere and request for itself: it cannot join the
+	 * slot before it accepts, and once it accepts the work is queued
+	 * only here, so a request of its own only adds its bit.
+	 */
 	set_bit(d->bit, &s->mask);
 	atomic_set(&s->state, SFU_DS_ACCEPTING);
 	sfu_dslot_queue(s, TWA_SIGNAL);
@@ -326,11 +342,16 @@ int sfu_deferred_init(struct sfu_deferred *d, sfu_deferred_fn func)
  */
 void sfu_deferred_cancel(struct sfu_deferred *d)
 {
+	unsigned int i;
+
 	mutex_lock(&sfu_consumers_lock);
 	RCU_INIT_POINTER(sfu_consumers[d->bit], NULL);
+	synchronize_srcu(&sfu_deferred_srcu);
+	/* Pending requests must not reach the bit's next owner. */
+	for (i = 0; i < SFU_DSLOTS; i++)
+		clear_bit(d->bit, &sfu_dslots[i].mask);
 	__clear_bit(d->bit, &sfu_consumer_bits);
 	mutex_unlock(&sfu_consumers_lock);
-	synchronize_srcu(&sfu_deferred_srcu);
 }
 
 int sfu_deferred_setup(void)

@@ -23,6 +23,7 @@
 #include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/pagemap.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -411,7 +412,9 @@ int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 	struct vm_area_struct *vma;
 	struct sfu_region *r;
 	struct sfu_vma_ref v;
+	unsigned long sframe = 0, sframe_len = 0;
 	struct sfu_mm *smm;
+	bool covered;
 	int ret = 0;
 
 	mmap_read_lock(mm);
@@ -444,14 +447,26 @@ int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 		goto put_region;
 	}
 	mmap_read_lock(mm);
-	if (sfu_vma_same(mm, &v) && !sfu_mm_covers(smm, v.start, v.file)) {
+	rcu_read_lock();
+	covered = sfu_mm_covers(smm, v.start, v.file);
+	rcu_read_unlock();
+	if (sfu_vma_same(mm, &v) && !covered) {
 		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE);
-		if (!ret)
-			r = NULL;
-		else
+		if (ret) {
 			sfu_refuse_file(v.file, "registry", 0, ret);
+		} else {
+			sframe = r->sec.vaddr;
+			sframe_len = r->sec.size;
+			r = NULL;	/* the registry's now */
+		}
 	}
 	mmap_read_unlock(mm);
+	/*
+	 * Map the section's pages now, in the mapping task, so that the
+	 * first non-faulting walks (perf samples) find them present.
+	 */
+	if (sframe && mm == current->mm)
+		fault_in_readable((const char __user *)sframe, sframe_len);
 put_region:
 	sfu_region_put(r);
 put_file:

@@ -69,6 +69,9 @@ static void sfu_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 {
 	struct sfu_unwind_result res;
 
+	/* A sample of a guest on a vCPU thread: no user stack of ours. */
+	if (current->flags & PF_VCPU)
+		return;
 	if (sfu_unwind_user_walk(regs, SFU_MEM_USER_NOFAULT, sfu_perf_store,
 				 entry, &res))
 		return;
@@ -156,8 +159,10 @@ void sfu_redirect_init(void)
 {
 	unsigned int i;
 
-	if (sfu_deferred_init(&sfu_fault_in, sfu_fault_in_done))
+	if (sfu_deferred_init(&sfu_fault_in, sfu_fault_in_done)) {
+		pr_warn("no deferred consumer left: perf and ftrace keep the kernel's user stacks\n");
 		return;
+	}
 	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++)
 		sfu_redirect_on(&sfu_redirects[i]);
 }

@@ -109,11 +109,13 @@ static int sfu_th_sync(bool fault)
 	unsigned long *pcs;
 	int ret;
 
-	pcs = kmalloc_array(sfu_max_depth, sizeof(*pcs), GFP_KERNEL);
+	unsigned int max = READ_ONCE(sfu_max_depth);
+
+	pcs = kmalloc_array(max, sizeof(*pcs), GFP_KERNEL);
 	if (!pcs)
 		return -ENOMEM;
 	ret = sfu_unwind_user(NULL, fault ? SFU_MEM_USER :
-			      SFU_MEM_USER_NOFAULT, pcs, sfu_max_depth, &res);
+			      SFU_MEM_USER_NOFAULT, pcs, max, &res);
 	if (!ret)
 		sfu_th_store(task_pid_vnr(current), 0, -1, &res, pcs);
 	kfree(pcs);

@@ -160,8 +160,15 @@ static int sfu_apply_rule(struct sfu_ustate *st, const struct sfu_rule *rule)
 		stop = sfu_loc_value(st, &rule->fp, cfa, st->fp, &fp);
 	if (stop)
 		return stop + 1;
+	/*
+	 * The stack must move up.  Only a frame whose RA is still in its
+	 * register (a leaf, or before its prologue, on arm64 and s390x)
+	 * may leave the SP where it is; after that step the frame is no
+	 * longer exact, so this cannot repeat.
+	 */
 	sp = cfa + rule->sp_off;
-	if (sp <= st->sp)
+	if (sp < st->sp || (sp == st->sp &&
+			    !(st->exact && rule->ra.kind != SFU_LOC_CFA)))
 		return SFU_STOP_CFA + 1;
 	ra = sfu_arch_strip_ra(ra, rule->flags & SFU_RULE_RA_MANGLED);
 	if (!ra || ra >= TASK_SIZE)
@@ -265,14 +272,15 @@ static int sfu_step(struct sfu_ustate *st, struct sfu_unwind_result *res)
  * @mode: SFU_MEM_USER (task context, may fault and sleep) or
  *	SFU_MEM_USER_NOFAULT (any context)
  * @consume: called with each frame's PC, innermost first; returns false
- *	to stop the walk (its buffer is full)
+ *	if it could not take it (its buffer is full), which ends the walk
  * @arg: passed to @consume
  * @res: frame count, why the walk stopped and how frames were stepped
  *
  * At most max_depth frames.
  *
  * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
- * for a kernel thread, a task without user registers or a compat task.
+ * for a task without an mm, a kernel thread given no user registers (one
+ * that borrows an mm may pass some), or a compat task.
  */
 int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 			 sfu_consume_fn consume, void *arg,
@@ -283,17 +291,20 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 	int stop;
 
 	memset(res, 0, sizeof(*res));
-	if (!current->mm || (current->flags & PF_KTHREAD))
+	if (!current->mm)
 		return -EINVAL;
-	if (!regs || !user_mode(regs))
+	if (!regs || !user_mode(regs)) {
+		/* A kernel thread has no user registers of its own. */
+		if (current->flags & PF_KTHREAD)
+			return -EINVAL;
 		regs = task_pt_regs(current);
+	}
 	if (!sfu_arch_user_regs_ok(regs))
 		return -EINVAL;
 	sfu_arch_start(&st, regs);
 	res->stop = SFU_STOP_DEPTH;
-	while (res->nr < max) {
-		res->nr++;
-		if (!consume(arg, st.pc))
+	while (res->nr < max && consume(arg, st.pc)) {
+		if (++res->nr == max)
 			break;
 		stop = sfu_step(&st, res);
 		if (stop) {
@@ -314,8 +325,10 @@ static bool sfu_store_pc(void *arg, unsigned long pc)
 {
 	struct sfu_pcs *b = arg;
 
+	if (b->nr == b->max)
+		return false;
 	b->pcs[b->nr++] = pc;
-	return b->nr < b->max;
+	return true;
 }
 
 /**

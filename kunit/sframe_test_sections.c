@@ -246,3 +246,64 @@ s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 	sfu_free(fdes);
 	return len;
 }
+
+/**
+ * sfu_test_frames_section() - a V3 section for a synthetic call stack
+ * @abi: ABI id
+ * @text: address of the first function
+ * @nr_funcs: number of functions, SFU_TEST_FUNC_SIZE bytes each, back to
+ *	back; the last one is outermost (a row without data words)
+ * @buf: output
+ * @cap: size of @buf
+ * @vaddr: address of the section in the target
+ *
+ * Every other function has one row: the caller's SP is SFU_TEST_FRAME
+ * bytes above the SP, the RA and FP are saved at sfu_test_ra_slot() and
+ * sfu_test_fp_slot() bytes from the SP.
+ *
+ * Return: the section size, or a negative error code.
+ */
+s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
+			    size_t cap, u64 vaddr)
+{
+	static struct sfu_test_build b;
+	/* Caller's SP = CFA + the ABI's SP offset = SP + SFU_TEST_FRAME. */
+	s32 cfa = SFU_TEST_FRAME - sfu_abi_info(abi)->sp_off;
+	struct sfu_enc_params p;
+	struct sfu_enc_fde *f;
+	u32 i;
+
+	if (nr_funcs > MAX_FDES || nr_funcs > MAX_FRES)
+		return -E2BIG;
+	memset(&b, 0, sizeof(b));
+	b.version = SFRAME_VERSION_3;
+	b.abi = abi;
+	for (i = 0; i < nr_funcs; i++) {
+		f = add_fde(&b, text + (u64)i * SFU_TEST_FUNC_SIZE,
+			    SFU_TEST_FUNC_SIZE, SFRAME_FDE_TYPE_PCINC);
+		if (i + 1 == nr_funcs) {
+			b.nr_fres++;
+			f->nr_fres++;
+			continue;
+		}
+		add_row(&b, f, 0, SFRAME_BASE_REG_SP, cfa,
+			sfu_test_ra_slot(abi) - cfa,
+			sfu_test_fp_slot(abi) - cfa);
+	}
+	sfu_test_params(&p, SFRAME_VERSION_3, abi, vaddr);
+	p.flags |= SFRAME_F_FDE_SORTED;
+	return sfu_encode(&p, b.fdes, b.nr_fdes, buf, cap);
+}
+
+/* Where sfu_test_frames_section() saves the RA, from the SP. */
+s32 sfu_test_ra_slot(u8 abi)
+{
+	return abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE ?
+	       SFU_TEST_FRAME - 8 : SFU_TEST_FRAME / 2;
+}
+
+/* Where sfu_test_frames_section() saves the FP, from the SP. */
+s32 sfu_test_fp_slot(u8 abi)
+{
+	return SFU_TEST_FRAME / 2 - 8;
+}

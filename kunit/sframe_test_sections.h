@@ -25,6 +25,14 @@
 
 s64 sfu_test_std_section(u8 version, u8 abi, bool sorted, u8 *buf,
 			 size_t cap, u64 vaddr);
+/* sfu_test_frames_section(): each frame's size, each function's. */
+#define SFU_TEST_FRAME		256
+#define SFU_TEST_FUNC_SIZE	0x100
+
+s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
+			    size_t cap, u64 vaddr);
+s32 sfu_test_ra_slot(u8 abi);
+s32 sfu_test_fp_slot(u8 abi);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 		       u8 *buf, size_t cap);
 

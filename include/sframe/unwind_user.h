@@ -49,7 +49,7 @@ struct sfu_unwind_result {
 
 extern unsigned int sfu_max_depth;
 
-/* Takes one frame's PC; returns false when it can take no more. */
+/* Takes one frame's PC; returns false if it cannot (it is full). */
 typedef bool (*sfu_consume_fn)(void *arg, unsigned long pc);
 
 int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,

@@ -5,13 +5,15 @@
  * The decoder already turns the ABI's CFA offset adjustment and the V2
  * register encoding into plain rules; caller SP = CFA - 160.  The back
  * chain (word 0 of a frame, with -mbackchain) is the fallback instead of
- * frame pointers, and the rt_sigreturn trampoline ("svc 173") is stepped
- * through the ucontext of the signal frame.
+ * frame pointers, and the sigreturn trampolines ("svc 173" for SA_SIGINFO
+ * handlers, "svc 119" for the others) are stepped through the registers
+ * saved in the signal frame.
  */
 #include <linux/compat.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/stddef.h>
+#include <asm/sigcontext.h>
 #include <asm/ucontext.h>
 #include <asm/unistd.h>
 
@@ -21,8 +23,9 @@
 #define SFU_S390_RA		14
 #define SFU_S390_SP		15
 #define SFU_S390_NR_GPRS	16
-/* svc __NR_rt_sigreturn */
-#define SFU_S390_SVC		(0x0a00 | __NR_rt_sigreturn)
+/* svc __NR_rt_sigreturn, svc __NR_sigreturn */
+#define SFU_S390_SVC_RT		(0x0a00 | __NR_rt_sigreturn)
+#define SFU_S390_SVC		(0x0a00 | __NR_sigreturn)
 /* The register save area: r14 is saved at 14 * 8 from the frame's SP. */
 #define SFU_S390_RA_SLOT	(SFU_S390_RA * sizeof(unsigned long))
 /*
@@ -31,8 +34,13 @@
  */
 #define SFU_S390_SIGINFO	ALIGN(STACK_FRAME_OVERHEAD + sizeof(u16), \
 				      sizeof(unsigned long))
-#define SFU_S390_SIGREGS	(SFU_S390_SIGINFO + sizeof(struct siginfo) + \
+#define SFU_S390_SIGREGS_RT	(SFU_S390_SIGINFO + sizeof(struct siginfo) + \
 				 offsetof(struct ucontext, uc_mcontext))
+/*
+ * Handlers without SA_SIGINFO get struct sigframe { u8 callee_used_stack
+ * [STACK_FRAME_OVERHEAD]; struct sigcontext sc; _sigregs sregs; ... }.
+ */
+#define SFU_S390_SIGREGS	(STACK_FRAME_OVERHEAD + sizeof(struct sigcontext))
 
 bool sfu_arch_user_regs_ok(struct pt_regs *regs)
 {
@@ -75,12 +83,16 @@ unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 
 int sfu_arch_sigframe(struct sfu_ustate *st)
 {
-	unsigned long sr = st->sp + SFU_S390_SIGREGS;
-	unsigned long pc, sp, fp, ra;
+	unsigned long sr, pc, sp, fp, ra;
 	u16 insn;
 
-	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode) ||
-	    insn != SFU_S390_SVC)
+	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
+		return 0;
+	if (insn == SFU_S390_SVC_RT)
+		sr = st->sp + SFU_S390_SIGREGS_RT;
+	else if (insn == SFU_S390_SVC)
+		sr = st->sp + SFU_S390_SIGREGS;
+	else
 		return 0;
 	if (sfu_uread(st, sr + offsetof(_sigregs, regs.psw.addr), &pc) ||
 	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_SP]),

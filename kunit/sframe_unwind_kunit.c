@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the user stack walker (kernel/unwind.c and the back end
+ * of the architecture it runs on), in both access modes.
+ *
+ * The test thread borrows a fresh address space (mm_alloc() and
+ * kthread_use_mm()), maps two anonymous pages in it with vm_mmap(),
+ * writes a synthetic stack and an SFrame section there, registers the
+ * section for a made-up text range and walks from hand-made user
+ * registers.  Text is never read, so it need not be mapped.
+ */
+#include <kunit/test.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+#include <linux/ptrace.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
+
+#include <sframe/unwind_user.h>
+
+#include "../kernel/sfu.h"
+#include "sframe_test_sections.h"
+
+#define UW_TEXT			0x10000000UL
+#define UW_FUNCS		4
+#define UW_CALL_OFF		0x11	/* return addresses: just after a call */
+#define UW_PC_OFF		0x20	/* frame 0: somewhere in function 0 */
+#define UW_MAP_SIZE		(4 * PAGE_SIZE)
+#define UW_STACK_OFF		PAGE_SIZE	/* stack at map + this */
+#define UW_SECTION_CAP		PAGE_SIZE
+#define UW_MAX_FRAMES		16
+
+struct uw_ctx {
+	struct mm_struct *mm;
+	unsigned long map;		/* user address of the mapping */
+	unsigned long stack;		/* SP of frame 0 */
+	unsigned long section;		/* user address of the section */
+	s64 len;
+	u8 *bytes;			/* kernel copy of the section */
+	struct sfu_region *r;
+	u8 abi;
+};
+
+static unsigned long uw_func(unsigned int i)
+{
+	return UW_TEXT + i * SFU_TEST_FUNC_SIZE;
+}
+
+/* User registers at PC @pc, SP @sp, FP @fp. */
+static void uw_regs(struct pt_regs *regs, unsigned long pc, unsigned long sp,
+		    unsigned long fp)
+{
+	memset(regs, 0, sizeof(*regs));
+#if defined(CONFIG_X86_64)
+	regs->ip = pc;
+	regs->sp = sp;
+	regs->bp = fp;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+#elif defined(CONFIG_ARM64)
+	regs->pc = pc;
+	regs->sp = sp;
+	regs->regs[29] = fp;
+	regs->pstate = PSR_MODE_EL0t;
+#elif defined(CONFIG_S390)
+	regs->psw.addr = pc;
+	regs->psw.mask = PSW_MASK_PSTATE | PSW_MASK_EA | PSW_MASK_BA;
+	regs->gprs[15] = sp;
+	regs->gprs[11] = fp;
+#endif
+}
+
+static void uw_put(struct kunit *test, unsigned long addr, unsigned long v)
+{
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, &v, sizeof(v)),
+			0);
+}
+
+/* Write frames 0 .. UW_FUNCS - 2: each returns into the next function. */
+static void uw_write_stack(struct kunit *test, struct uw_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < UW_FUNCS; i++) {
+		unsigned long sp = ctx->stack + i * SFU_TEST_FRAME;
+
+		uw_put(test, sp + sfu_test_ra_slot(ctx->abi),
+		       uw_func(i + 1) + UW_CALL_OFF);
+		uw_put(test, sp + sfu_test_fp_slot(ctx->abi), 0);
+	}
+}
+
+static int uw_init(struct kunit *test)
+{
+	struct uw_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct sfu_mm *smm;
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	test->priv = ctx;
+	ctx->abi = sfu_native_abi();
+	ctx->mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, ctx->mm);
+	kthread_use_mm(ctx->mm);
+	ctx->map = vm_mmap(NULL, 0, UW_MAP_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(ctx->map));
+	ctx->stack = ctx->map + UW_STACK_OFF;
+	ctx->section = ctx->map;
+	ctx->bytes = kunit_kzalloc(test, UW_SECTION_CAP, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->bytes);
+	ctx->len = sfu_test_frames_section(ctx->abi, UW_TEXT, UW_FUNCS,
+					   ctx->bytes, UW_SECTION_CAP,
+					   ctx->section);
+	KUNIT_ASSERT_GT(test, ctx->len, 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->section,
+					   ctx->bytes, ctx->len), 0);
+
+	ctx->r = sfu_region_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, ctx->r);
+	ctx->r->start = UW_TEXT;
+	ctx->r->end = uw_func(UW_FUNCS);
+	ctx->r->source = SFRAME_UNWIND_SRC_JIT;
+	KUNIT_ASSERT_EQ(test, sfu_region_init_section(ctx->r, ctx->bytes,
+						      ctx->len, ctx->section,
+						      true), 0);
+	smm = sfu_mm_get(ctx->mm, current);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
+	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, ctx->r, SFU_OVERLAP_REFUSE),
+			0);
+	uw_write_stack(test, ctx);
+	return 0;
+}
+
+static void uw_exit(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+
+	if (!ctx || !ctx->mm)
+		return;
+	kthread_unuse_mm(ctx->mm);
+	mmput(ctx->mm);
+	rcu_barrier();
+	rcu_barrier();
+}
+
+static void uw_walk(struct kunit *test, enum sfu_mem mode, unsigned long pc,
+		    unsigned long sp, unsigned long fp, unsigned long *pcs,
+		    struct sfu_unwind_result *res)
+{
+	struct pt_regs regs;
+
+	uw_regs(&regs, pc, sp, fp);
+	KUNIT_ASSERT_EQ(test, sfu_unwind_user(&regs, mode, pcs,
+					      UW_MAX_FRAMES, res), 0);
+}
+
+/* The whole synthetic chain, in one mode. */
+static void uw_check_chain(struct kunit *test, enum sfu_mem mode)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned int i;
+
+	uw_walk(test, mode, uw_func(0) + UW_PC_OFF, ctx->stack, 0, pcs, &res);
+	KUNIT_ASSERT_EQ(test, res.nr, UW_FUNCS);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_OUTERMOST);
+	KUNIT_EXPECT_EQ(test, res.sframe, UW_FUNCS - 1);
+	KUNIT_EXPECT_EQ(test, res.fallback, 0);
+	KUNIT_EXPECT_EQ(test, pcs[0], uw_func(0) + UW_PC_OFF);
+	for (i = 1; i < UW_FUNCS; i++)
+		KUNIT_EXPECT_EQ(test, pcs[i], uw_func(i) + UW_CALL_OFF);
+}
+
+static void uw_test_chain_faulting(struct kunit *test)
+{
+	uw_check_chain(test, SFU_MEM_USER);
+}
+
+static void uw_test_chain_nofault(struct kunit *test)
+{
+	uw_check_chain(test, SFU_MEM_USER_NOFAULT);
+}
+
+/* max_depth cuts the walk. */
+static void uw_test_depth(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned int depth = sfu_max_depth;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+
+	sfu_max_depth = 2;
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
+		pcs, &res);
+	sfu_max_depth = depth;
+	KUNIT_EXPECT_EQ(test, res.nr, 2);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
+}
+
+/* A zero return address ends the walk. */
+static void uw_test_zero_ra(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+
+	uw_put(test, ctx->stack + SFU_TEST_FRAME + sfu_test_ra_slot(ctx->abi),
+	       0);
+	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF,
+		ctx->stack, 0, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 2);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_RA);
+}
+
+/* A stack that is not mapped stops the walk in both modes. */
+static void uw_test_fault(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned long sp = ctx->map + UW_MAP_SIZE;	/* past the mapping */
+
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, sp, 0, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 1);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF, sp, 0,
+		pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+}
+
+/* A misaligned SP gives a misaligned CFA: stop, never read through it. */
+static void uw_test_misaligned(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack + 1, 0,
+		pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 1);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_CFA);
+}
+
+/*
+ * Without SFrame for the PC the architecture's fallback steps: a frame
+ * record at the FP (x86-64, arm64) or the back chain at the SP (s390x).
+ */
+static void uw_test_fallback(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned long nowhere = UW_TEXT - SFU_TEST_FUNC_SIZE;
+	unsigned long sp = ctx->stack, link = sp + SFU_TEST_FRAME;
+	unsigned long ret = uw_func(1) + UW_CALL_OFF;
+
+#ifdef CONFIG_S390
+	uw_put(test, sp, link);
+	uw_put(test, link + 14 * sizeof(long), ret);
+	uw_walk(test, SFU_MEM_USER, nowhere, sp, 0, pcs, &res);
+#else
+	uw_put(test, sp, link);		/* the caller's FP ... */
+	uw_put(test, sp + sizeof(long), ret);	/* ... and the return */
+	uw_walk(test, SFU_MEM_USER, nowhere, sp, sp, pcs, &res);
+#endif
+	KUNIT_ASSERT_GE(test, res.nr, 2);
+	KUNIT_EXPECT_EQ(test, pcs[1], ret);
+	KUNIT_EXPECT_EQ(test, res.fallback, 1);
+}
+
+/* A section found corrupt in a faulting walk is dropped from the registry. */
+static void uw_test_corrupt(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	struct sfu_region *r;
+	u64 fres = ctx->r->sec.elems[0].fre_off;
+	u8 junk[SFU_TEST_FRAME];
+
+	/* Overwrite the FRE sub-section, V3's FDE attributes included. */
+	KUNIT_ASSERT_LT(test, fres, ctx->len);
+	KUNIT_ASSERT_LE(test, ctx->len - fres, sizeof(junk));
+	memset(junk, 0xff, sizeof(junk));
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)(ctx->section +
+							  fres),
+					   junk, ctx->len - fres), 0);
+	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF,
+		ctx->stack, 0, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_CORRUPT);
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
+		pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_CORRUPT);
+	rcu_read_lock();
+	r = sfu_region_find(ctx->mm, uw_func(0));
+	rcu_read_unlock();
+	KUNIT_EXPECT_NULL(test, r);
+}
+
+static struct kunit_case sframe_unwind_cases[] = {
+	KUNIT_CASE(uw_test_chain_faulting),
+	KUNIT_CASE(uw_test_chain_nofault),
+	KUNIT_CASE(uw_test_depth),
+	KUNIT_CASE(uw_test_zero_ra),
+	KUNIT_CASE(uw_test_fault),
+	KUNIT_CASE(uw_test_misaligned),
+	KUNIT_CASE(uw_test_fallback),
+	KUNIT_CASE(uw_test_corrupt),
+	{}
+};
+
+static struct kunit_suite sframe_unwind_suite = {
+	.name = "sframe_unwind",
+	.init = uw_init,
+	.exit = uw_exit,
+	.test_cases = sframe_unwind_cases,
+};
+
+kunit_test_suite(sframe_unwind_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for the sframe-unwind user stack walker");
