@@ -17,7 +17,10 @@ basic_pkgs="build-essential clang libclang-rt-14-dev valgrind binutils
 	    file dwarves gzip"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	    gcc-s390x-linux-gnu libc6-dev-s390x-cross"
-qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static"
+# linux-perf and trace-cmd run in the x86-64 guests from the host's
+# root file system (the demo, the perf and trace event selftests).
+qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static
+	   linux-perf trace-cmd"
 
 pkgs=$basic_pkgs
 [ "$level" = all ] && pkgs="$pkgs $cross_pkgs $qemu_pkgs"

@@ -39,7 +39,9 @@ kver=$2
 shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
-host_tools.sh"
+unwind_chain unwind_fp_fallback.sh unwind_async unwind_deferred unwind_signal
+host_tools.sh
+perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh"
 hostfs=""
 [ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
 timeout_s=600
@@ -231,12 +233,128 @@ build_registry_tests() {
 	done
 	return 0
 }
+# Compile $1 to the object $2 (further arguments: flags) with SFrame rows
+# for every instruction, as the unwinder tests need: gas's --gsframe, or on
+# s390x the compiler's CFI turned into rows by
+# selftests/unwind/s390x-sframe-cfi.sh (the registry tests' section has
+# one row per function, the rule at entry, which cannot unwind a frame
+# stopped anywhere else).
+unwind_cc() {
+	local src=$1 obj=$2
+
+	shift 2
+	if [ "$arch" != s390x ]; then
+		"$cc" "$@" -Wa,--gsframe -c -o "$obj" "$src"
+		return
+	fi
+	"$cc" "$@" -S -o "$obj.s" "$src"
+	"$root/selftests/unwind/s390x-sframe-cfi.sh" "$obj.s" "$obj.sframe.s"
+	"$cc" -c -o "$obj" "$obj.sframe.s"
+}
+
+# The unwinder selftests' programs (selftests/unwind/): dynamic, -rdynamic
+# so that they can name their own frames with dladdr(), -O2
+# -fomit-frame-pointer with SFrame, the call chain through libsfu_uw.so;
+# and the chain again without SFrame, with frame pointers (s390x: the
+# back chain, its fallback) and with neither, programs and library alike.
+build_unwind_tests() {
+	local src=$root/selftests/unwind b=$out/unwind
+	local gbin=$r/selftests/unwind glib=$r/selftests/lib
+	local wflags="-Wall -Werror -I$src -I$ksft"
+	local uflags="-O2 -fomit-frame-pointer $wflags"
+	local fpflags="-O2 -fno-omit-frame-pointer $wflags"
+	local t v vflags f
+
+	[ "$arch" = s390x ] && fpflags="-O2 -mbackchain $wflags"
+	mkdir -p "$b" "$gbin" "$glib"
+	# shellcheck disable=SC2086
+	{
+	unwind_cc "$src/lib.c" "$b/lib.o" $uflags -fPIC
+	sframe_link "$glib/libsfu_uw.so" -shared -Wl,-soname,libsfu_uw.so \
+		"$b/lib.o"
+	for t in util chain async signal deferred; do
+		unwind_cc "$src/$t.c" "$b/$t.o" $uflags
+	done
+	sframe_link "$r/selftests/unwind_chain" -rdynamic "$b/chain.o" \
+		"$b/util.o" -L"$glib" -lsfu_uw -Wl,-rpath,/selftests/lib
+	for t in async signal deferred; do
+		sframe_link "$r/selftests/unwind_$t" -rdynamic -pthread \
+			"$b/$t.o" "$b/util.o"
+	done
+	for v in fp nofp; do
+		vflags=$fpflags
+		[ "$v" = nofp ] && vflags=$uflags
+		sframe_link "$glib/libsfu_uw_plain_$v.so" $vflags -fPIC -shared \
+			-Wl,-soname,"libsfu_uw_plain_$v.so" "$src/lib.c"
+		sframe_link "$gbin/chain_plain_$v" $vflags -rdynamic \
+			"$src/chain.c" "$src/util.c" -L"$glib" \
+			-lsfu_uw_plain_"$v" -Wl,-rpath,/selftests/lib
+	done
+	}
+	for f in "$r"/selftests/unwind_* "$gbin"/* "$glib"/libsfu_uw*.so; do
+		if [ ! -x "$f" ] || [ "${f%.sh}" != "$f" ]; then
+			continue
+		fi
+		readelf -dW "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
+			grep -vxE 'libc\.so\.6|libsfu_uw[a-z_]*\.so|ld-linux.*' |
+			sed "s|^|$f needs |" | grep . >&2 &&
+			die "an unwinder test program needs a library the guest lacks"
+	done
+	return 0
+}
+# The profiler selftests' programs (selftests/perf/): sfu_chain, -O2
+# -fomit-frame-pointer with SFrame and not position independent, with its
+# symbol table (nm -S) for the guest to name frames by; sfu_hook, static,
+# for the trace events; and where scripts/sframe-gen has a converter
+# (x86-64), sidecar_unwind with three copies of a library built without
+# SFrame, the V3 and V2 sections sframe-gen derives from its .eh_frame,
+# and the address they are generated for: the page after its segments.
+build_perf_tests() {
+	local src=$root/selftests/perf b=$out/perf g=$r/selftests/perf
+	local pflags="-O2 -fomit-frame-pointer -Wall -Werror -I$src -I$ksft"
+	local lib vaddr=0 va memsz v
+
+	mkdir -p "$b" "$g"
+	install -m 644 "$src/lib.sh" "$g/lib.sh"
+	# shellcheck disable=SC2086
+	{
+	sframe_cc "$src/chain.c" "$b/chain.o" $pflags
+	sframe_link "$g/sfu_chain" -no-pie "$b/chain.o"
+	"${cross}nm" -S --defined-only "$g/sfu_chain" | awk 'NF == 4' \
+		> "$g/sfu_chain.syms"
+	sframe_cc "$src/hook.c" "$b/hook.o" $pflags
+	sframe_link "$g/sfu_hook" -static "$b/hook.o"
+	[ "$arch" = x86_64 ] || return 0
+	make -s -C "$root" scripts/sframe-gen
+	lib=$g/libsfu_sc_plain.so
+	sframe_link "$lib" $pflags -fPIC -shared \
+		-Wl,-soname,libsfu_sc_plain.so "$src/sclib.c"
+	cp "$lib" "$g/libsfu_sc_plain_v2.so"
+	cp "$lib" "$g/libsfu_sc_plain_none.so"
+	while read -r va memsz; do
+		if [ $((va + memsz)) -gt "$vaddr" ]; then
+			vaddr=$((va + memsz))
+		fi
+	done < <(readelf -lW "$lib" | awk '$1 == "LOAD" { print $3, $6 }')
+	vaddr=$(printf '0x%x' $(((vaddr + 4095) & ~4095)))
+	echo "$vaddr" > "$lib.vaddr"
+	for v in 3 2; do
+		"$root/scripts/sframe-gen" --version=$v --vaddr "$vaddr" \
+			-o "$lib.sframe$v" "$lib"
+	done
+	sframe_cc "$src/sidecar.c" "$b/sidecar.o" $pflags \
+		-I"$root/include/uapi"
+	sframe_link "$g/sidecar_unwind" -rdynamic "$b/sidecar.o"
+	}
+}
 "$cc" $cflags -o "$r/selftests/decode_agree" "$root/selftests/decode_agree.c" \
 	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
 	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
 	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_print.c" \
 	"$root/kernel/sframe_encode.c"
 build_registry_tests
+build_unwind_tests
+build_perf_tests
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
 [ -n "$extra" ] && cp -r "$extra" "$r/extra"
 for t in $tests; do

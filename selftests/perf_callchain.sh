@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf record -g through SFrame, with the host's unmodified perf (run in
+# the guest with chroot /host; the program is copied to /host/tmp).
+# sfu_chain spin (selftests/perf/chain.c: -O2 -fomit-frame-pointer with
+# SFrame, CPU work in chain_a, chain_b, chain_d and chain_leaf of
+# main -> chain_a -> chain_b -> chain_c -> chain_d -> chain_leaf, no calls
+# into the C library there) is recorded with -e cpu-clock:
+#   with the module     at least 95% of the samples whose innermost user
+#                       frame is in the program carry exactly the chain
+#                       from that function up to main;
+#   without the module  the kernel walks frame pointers, which these
+#                       functions do not keep: fewer than 50% do (the test
+#                       can fail);
+#   unload and reload   rmmod and insmod while perf records a longer run:
+#                       perf exits 0, its perf.data reads back with samples,
+#                       and the reloaded module (which registers the
+#                       running program at load) takes perf's call chains.
+# Leaves the module loaded.
+# shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
+
+# shellcheck source=selftests/perf/lib.sh
+. /selftests/perf/lib.sh
+
+out=/tmp/perf_callchain
+prog=/tmp/sfu_chain		# in the chroot
+secs=3
+
+# perf ARGS...: the host's perf, in the chroot.
+perf() {
+	chroot /host perf "$@"
+}
+
+# summarize RUN: from perf script's output for RUN, print the samples
+# whose innermost user frame is in the program, how many of those have
+# the full chain, then per innermost function the samples and the full
+# ones, and a few incomplete stacks; the two counts go to $out.RUN.sum.
+summarize() {
+	perf script -i "/tmp/perf.$1.data" -F comm,ip,sym,dso 2> /dev/null |
+	awk -v chain="$chain" -v prog="($prog)" -v sum="$out.$1.sum" '
+		BEGIN { nc = split(chain, want, " ") }
+		function kernel(ip) {
+			return length(ip) == 16 && ip ~ /^ffff/
+		}
+		function sample(   i, u, p, j, ok, s) {
+			for (u = 0; u < n && kernel(ip[u]); u++)
+				;
+			if (u == n || dso[u] != prog)
+				return
+			inprog++
+			at[sym[u]]++
+			for (p = 1; p <= nc && want[p] != sym[u]; p++)
+				;
+			ok = p <= nc
+			for (j = 0; ok && p + j <= nc; j++)
+				ok = u + j < n && sym[u + j] == want[p + j]
+			if (ok) {
+				full++
+				fullat[sym[u]]++
+				return
+			}
+			if (shown++ >= 5)
+				return
+			s = ""
+			for (i = u; i < n; i++)
+				s = s " " sym[i]
+			print "incomplete:" s
+		}
+		/^[^ \t]/ { if (n) sample(); n = 0; next }
+		/^[ \t]*$/ { if (n) sample(); n = 0; next }
+		{ ip[n] = $1; sym[n] = $2; dso[n] = $NF; n++ }
+		END {
+			if (n)
+				sample()
+			for (s in at)
+				print "innermost " s ": " at[s] " samples, " \
+					fullat[s] + 0 " with the chain"
+			print "in the program: " inprog + 0 \
+				", with the chain up to main: " full + 0
+			print inprog + 0, full + 0 > sum
+		}'
+}
+
+# record RUN SECONDS: perf record -g the program; summary in $out.RUN.sum.
+record() {
+	rm -f "/host/tmp/perf.$1.data"
+	if ! perf record -q -g -e cpu-clock -F 1000 -o "/tmp/perf.$1.data" \
+		"$prog" spin "$2" > "$out.$1.log" 2>&1; then
+		sed 's/^/# /' "$out.$1.log"
+		return 1
+	fi
+	summarize "$1" | sed "s/^/# $1: /"
+	[ -s "$out.$1.sum" ]
+}
+
+# ratio RUN MIN MAX: enough samples in the program (50), and between
+# MIN% (inclusive) and MAX% (exclusive) of them have the chain.
+ratio() {
+	local inprog full
+
+	read -r inprog full < "$out.$1.sum"
+	[ "$inprog" -ge 50 ] || { echo "# only $inprog samples"; return 1; }
+	[ $((full * 100)) -ge $((inprog * $2)) ] &&
+		[ $((full * 100)) -lt $((inprog * $3)) ]
+}
+
+# started FILE: the program has printed its pid line.
+started() {
+	grep -q '^pid ' "$1"
+}
+
+# wait_until TENTHS COMMAND...: poll until COMMAND succeeds.
+wait_until() {
+	local i=0 max="$1"
+
+	shift
+	while [ "$i" -lt "$max" ]; do
+		"$@" 2> /dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# reload: rmmod and insmod while perf records a run of 3 * secs.
+reload() {
+	local pid rc
+
+	rm -f /host/tmp/perf.reload.data
+	perf record -q -g -e cpu-clock -F 500 -o /tmp/perf.reload.data \
+		"$prog" spin $((3 * secs)) > "$out.reload.log" 2>&1 &
+	pid=$!
+	check "perf record -g starts the program" \
+		wait_until 300 started "$out.reload.log"
+	sleep 1
+	check "rmmod while perf records" unload
+	sleep 2
+	check "insmod while perf records" load
+	wait "$pid"
+	rc=$?
+	sed 's/^/# reload: /' "$out.reload.log"
+	check "perf record exits 0 ($rc)" [ "$rc" -eq 0 ]
+	perf report -i /tmp/perf.reload.data --stdio --no-children \
+		> "$out.reload.report" 2> /dev/null
+	rc=$?
+	grep -E '^# (Samples|Event count)' "$out.reload.report" |
+		sed 's/^/# reload: /'
+	check "perf report reads its perf.data ($rc)" [ "$rc" -eq 0 ]
+	check "it has samples" \
+		grep -q '^# Samples: [1-9]' "$out.reload.report"
+	summarize reload | sed 's/^/# reload: /'
+	echo "# reload: perf_walks since the reload: $(stat_of perf_walks)"
+	check "the reloaded module takes perf's call chains (perf_walks > 0)" \
+		[ "$(stat_of perf_walks)" -gt 0 ]
+}
+
+echo "TAP version 13"
+case $(uname -m) in
+x86_64)	;;
+*)	skip_all "no perf binary for this architecture in the guest" ;;
+esac
+grep -q ' /host 9p ' /proc/mounts ||
+	skip_all "no perf binary in this guest: no host file system (shared on x86-64 stock kernels only)"
+[ -x /host/usr/bin/perf ] ||
+	skip_all "no perf binary in the guest: linux-perf is not installed on the host"
+cp "$dir/sfu_chain" "/host$prog"
+
+check "the module is loaded" load
+check "perf record -g -e cpu-clock, with the module" record with "$secs"
+check "with the module: >= 95% of the program's samples have the chain" \
+	ratio with 95 101
+check "rmmod" unload
+check "perf record -g -e cpu-clock, without the module" \
+	record without "$secs"
+check "without the module: < 50% have the chain" ratio without 0 50
+check "insmod" load
+reload
+rm -f "/host$prog" /host/tmp/perf.*.data
+tap_end perf_callchain

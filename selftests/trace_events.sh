@@ -1,0 +1,176 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's trace events: sframe_unwind_request and sframe_unwind_stack
+# carry the cookie that ties a deferred request to the user stack its walk
+# found.  Their format files name the documented fields; with both events
+# enabled, sfu_hook (selftests/perf/hook.c) asks the test hook for a
+# deferred walk and prints what the hook returned: the trace must have a
+# request event and a stack event with that cookie, the stack event's nr
+# and pcs must be the hook's frames, in order.  With two consumers asking
+# in the same system call there are two request events and one stack
+# event, all with one cookie.  Then, where the host's trace-cmd is in the
+# guest (/host), trace-cmd record and report of the same must show the
+# stack event with the hook's frames.  Leaves the module loaded.
+# shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
+
+# shellcheck source=selftests/perf/lib.sh
+. /selftests/perf/lib.sh
+
+out=/tmp/trace_events
+evs=$tracefs/events/sframe_unwind
+
+# trace-cmd may leave tracing off.
+cleanup() {
+	echo 0 > "$evs/enable"
+	echo > "$tracefs/trace"
+	echo 1 > "$tracefs/tracing_on"
+}
+
+# has_field EVENT DECLARATION: the event's format file declares it.
+has_field() {
+	grep -q "field:$2;" "$evs/$1/format"
+}
+
+# hook RUN [N]: sfu_hook with N consumers; its output in $out.RUN, its
+# cookie in $out.RUN.cookie, its first walk's frames, comma separated,
+# in $out.RUN.pcs.
+hook() {
+	local run="$1"
+
+	shift
+	"$dir/sfu_hook" "$@" > "$out.$run" 2>&1 ||
+		{ sed 's/^/# /' "$out.$run"; return 1; }
+	sed 's/^/# hook: /' "$out.$run"
+	sed -n '1s/^cookie=\([0-9]*\) .*/\1/p' "$out.$run" > "$out.$run.cookie"
+	awk '/^cookie=/ { w++; next } w == 1 { s = s (s == "" ? "" : ",") $1 }
+	     END { print s }' "$out.$run" > "$out.$run.pcs"
+	[ -s "$out.$run.cookie" ] && [ -n "$(cat "$out.$run.pcs")" ]
+}
+
+# events FILE TYPE COOKIE: the TYPE events of FILE with that cookie.
+events() {
+	grep -E "$2: +cookie=$3( |\$)" "$1"
+}
+
+# hexlist: the numbers on stdin, hexadecimal (0x..) or decimal, apart by
+# spaces, commas or braces, as one comma-separated list of 0x.. (the
+# kernel prints the pcs array as {0x..,0x..}, libtraceevent in decimal).
+hexlist() {
+	local v s=""
+
+	for v in $(tr '{},' '   '); do
+		s="$s${s:+,}$(printf '0x%x' "$v")"
+	done
+	echo "$s"
+}
+
+# stack_ok FILE RUN: FILE has one stack event for RUN's cookie, its nr
+# is the number of frames and its pcs are the frames.
+stack_ok() {
+	local c pcs nr lines got
+
+	c=$(cat "$out.$2.cookie")
+	pcs=$(hexlist < "$out.$2.pcs")
+	lines=$(events "$1" sframe_unwind_stack "$c")
+	[ "$(echo "$lines" | grep -c .)" -eq 1 ] ||
+		{ echo "# stack events for cookie $c: $lines"; return 1; }
+	nr=$(echo "$pcs" | tr ',' '\n' | grep -c .)
+	echo "$lines" | grep -q " nr=$nr " ||
+		{ echo "# want nr=$nr: $lines"; return 1; }
+	got=$(echo "$lines" | sed 's/.* pcs=//' | hexlist)
+	[ "$got" = "$pcs" ] ||
+		{ echo "# want pcs $pcs, got $got: $lines"; return 1; }
+}
+
+# requests FILE RUN N: FILE has N request events for RUN's cookie.
+requests() {
+	[ "$(events "$1" sframe_unwind_request "$(cat "$out.$2.cookie")" |
+	     grep -c .)" -eq "$3" ]
+}
+
+# same_cookie RUN: both walks the hook returned have one cookie.
+same_cookie() {
+	[ "$(grep -c "^cookie=$(cat "$out.$1.cookie") " "$out.$1")" -eq 2 ]
+}
+
+trace_cmd() {
+	local hc=/host/usr/bin/trace-cmd
+
+	if ! grep -q ' /host 9p ' /proc/mounts; then
+		skip "trace-cmd record and report" \
+			"no host file system in this guest (x86-64 stock kernels only)"
+		return
+	fi
+	if [ ! -x "$hc" ]; then
+		skip "trace-cmd record and report" \
+			"no trace-cmd on the host ($hc; Debian package trace-cmd)"
+		return
+	fi
+	cp "$dir/sfu_hook" /host/tmp/sfu_hook
+	if ! chroot /host trace-cmd record -q -e sframe_unwind \
+		-o /tmp/sfu_trace.dat /tmp/sfu_hook > "$out.tc.rec" 2>&1; then
+		sed 's/^/# /' "$out.tc.rec"
+		not_ok "trace-cmd record -e sframe_unwind sfu_hook"
+		return
+	fi
+	ok "trace-cmd record -e sframe_unwind sfu_hook"
+	# The hook's output, without trace-cmd's own lines.
+	grep -E '^(cookie=|0x)' "$out.tc.rec" > "$out.tc"
+	sed 's/^/# hook: /' "$out.tc"
+	sed -n '1s/^cookie=\([0-9]*\) .*/\1/p' "$out.tc" > "$out.tc.cookie"
+	awk '/^cookie=/ { w++; next } w == 1 { s = s (s == "" ? "" : ",") $1 }
+	     END { print s }' "$out.tc" > "$out.tc.pcs"
+	if ! chroot /host trace-cmd report -i /tmp/sfu_trace.dat \
+		> "$out.tc.report" 2>&1; then
+		sed 's/^/# /' "$out.tc.report"
+		not_ok "trace-cmd report"
+		return
+	fi
+	grep sframe_unwind "$out.tc.report" | sed 's/^/# report: /'
+	check "trace-cmd report: a request event with the hook's cookie" \
+		requests "$out.tc.report" tc 1
+	check "trace-cmd report: the stack event has the hook's frames" \
+		stack_ok "$out.tc.report" tc
+	rm -f /host/tmp/sfu_hook /host/tmp/sfu_trace.dat
+}
+
+echo "TAP version 13"
+[ -r "$tracefs/trace" ] || skip_all "no tracefs at $tracefs"
+load || skip_all "the module does not load"
+[ -d "$evs" ] || skip_all "no $evs: the module has no trace events here"
+trap cleanup EXIT
+
+sed 's/^/# /' "$evs/sframe_unwind_stack/format"
+check "request format: u64 cookie" has_field sframe_unwind_request "u64 cookie"
+check "request format: int consumer" has_field sframe_unwind_request \
+	"int consumer"
+check "stack format: u64 cookie" has_field sframe_unwind_stack "u64 cookie"
+check "stack format: unsigned int nr" has_field sframe_unwind_stack \
+	"unsigned int nr"
+check "stack format: u8 stop" has_field sframe_unwind_stack "u8 stop"
+check "stack format: unsigned long[] pcs" has_field sframe_unwind_stack \
+	"__data_loc unsigned long\\[\\] pcs"
+
+echo > "$tracefs/trace"
+echo 1 > "$evs/enable"
+echo 1 > "$tracefs/tracing_on"
+check "sfu_hook: a deferred walk with frames" hook one
+cp "$tracefs/trace" "$out.trace.one"
+grep sframe_unwind "$out.trace.one" | sed 's/^/# trace: /'
+check "a request event with the hook's cookie" requests "$out.trace.one" one 1
+check "one stack event with that cookie, nr and pcs the hook's frames" \
+	stack_ok "$out.trace.one" one
+
+echo > "$tracefs/trace"
+check "sfu_hook 2: two consumers, one deferred walk" hook two 2
+cp "$tracefs/trace" "$out.trace.two"
+grep sframe_unwind "$out.trace.two" | sed 's/^/# trace: /'
+check "both consumers got the same cookie" same_cookie two
+check "two request events with that cookie" requests "$out.trace.two" two 2
+check "one stack event with that cookie, nr and pcs the hook's frames" \
+	stack_ok "$out.trace.two" two
+echo 0 > "$evs/enable"
+
+trace_cmd
+tap_end trace_events
