@@ -39,6 +39,7 @@ struct uw_ctx {
 	u8 *bytes;			/* kernel copy of the section */
 	struct sfu_region *r;
 	u8 abi;
+	bool used;			/* kthread_use_mm() in effect */
 };
 
 static unsigned long uw_func(unsigned int i)
@@ -101,6 +102,7 @@ static int uw_init(struct kunit *test)
 	ctx->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, ctx->mm);
 	kthread_use_mm(ctx->mm);
+	ctx->used = true;
 	ctx->map = vm_mmap(NULL, 0, UW_MAP_SIZE, PROT_READ | PROT_WRITE,
 			   MAP_ANONYMOUS | MAP_PRIVATE, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(ctx->map));
@@ -131,13 +133,24 @@ static int uw_init(struct kunit *test)
 	return 0;
 }
 
+/*
+ * Give the address space back.  KUnit runs init and the case in one
+ * thread but exit in another, so every case ends with this.
+ */
+static void uw_done(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+
+	kthread_unuse_mm(ctx->mm);
+	ctx->used = false;
+}
+
 static void uw_exit(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
 
-	if (!ctx || !ctx->mm)
-		return;
-	kthread_unuse_mm(ctx->mm);
+	if (!ctx || !ctx->mm || ctx->used)
+		return;		/* a failed case still has it in use */
 	mmput(ctx->mm);
 	rcu_barrier();
 	rcu_barrier();
@@ -175,11 +188,13 @@ static void uw_check_chain(struct kunit *test, enum sfu_mem mode)
 static void uw_test_chain_faulting(struct kunit *test)
 {
 	uw_check_chain(test, SFU_MEM_USER);
+	uw_done(test);
 }
 
 static void uw_test_chain_nofault(struct kunit *test)
 {
 	uw_check_chain(test, SFU_MEM_USER_NOFAULT);
+	uw_done(test);
 }
 
 /* max_depth cuts the walk. */
@@ -196,6 +211,7 @@ static void uw_test_depth(struct kunit *test)
 	sfu_max_depth = depth;
 	KUNIT_EXPECT_EQ(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
+	uw_done(test);
 }
 
 /* A zero return address ends the walk. */
@@ -211,6 +227,7 @@ static void uw_test_zero_ra(struct kunit *test)
 		ctx->stack, 0, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_RA);
+	uw_done(test);
 }
 
 /* A stack that is not mapped stops the walk in both modes. */
@@ -227,6 +244,7 @@ static void uw_test_fault(struct kunit *test)
 	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF, sp, 0,
 		pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+	uw_done(test);
 }
 
 /* A misaligned SP gives a misaligned CFA: stop, never read through it. */
@@ -240,6 +258,7 @@ static void uw_test_misaligned(struct kunit *test)
 		pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 1);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_CFA);
+	uw_done(test);
 }
 
 /*
@@ -267,6 +286,7 @@ static void uw_test_fallback(struct kunit *test)
 	KUNIT_ASSERT_GE(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, pcs[1], ret);
 	KUNIT_EXPECT_EQ(test, res.fallback, 1);
+	uw_done(test);
 }
 
 /* A section found corrupt in a faulting walk is dropped from the registry. */
@@ -296,6 +316,7 @@ static void uw_test_corrupt(struct kunit *test)
 	r = sfu_region_find(ctx->mm, uw_func(0));
 	rcu_read_unlock();
 	KUNIT_EXPECT_NULL(test, r);
+	uw_done(test);
 }
 
 static struct kunit_case sframe_unwind_cases[] = {

@@ -108,9 +108,11 @@ summary=$(grep -E 'Testing complete\. Ran [0-9]+ tests' "$logdir/parsed-$arch.lo
 pass=$(echo "$summary" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
 fail=$(echo "$summary" | sed -n 's/.*failed: \([0-9]*\).*/\1/p')
 errs=$(echo "$summary" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
-if grep -qE 'BUG: KASAN|UBSAN:|WARNING: possible|kmemleak: .* new suspected' "$log"; then
+# Any warning counts: the suites must not make the kernel complain.
+problems='BUG: |UBSAN:|WARNING: |kmemleak: .* new suspected'
+if grep -qE "$problems" "$log"; then
 	echo "not ok kunit $arch: the kernel reported a problem:"
-	grep -m3 -E 'BUG: KASAN|UBSAN:|WARNING: possible|kmemleak:' "$log"
+	grep -m3 -E "$problems" "$log"
 	fail=$(( ${fail:-0} + 1 ))
 fi
 if [ -z "$summary" ] || [ "$rc" -ne 0 ]; then
