@@ -92,13 +92,12 @@ static void sfu_dslot_free(struct sfu_twork *tw)
 	smp_store_release(&s->task, NULL);
 }
 
+/* Caller holds sfu_deferred_srcu since before it took @mask. */
 static void sfu_deferred_call(struct sfu_dslot *s, unsigned long mask,
 			      const struct sfu_unwind_trace *trace)
 {
 	unsigned int bit;
-	int idx;
 
-	idx = srcu_read_lock(&sfu_deferred_srcu);
 	for_each_set_bit(bit, &mask, SFU_MAX_CONSUMERS) {
 		struct sfu_deferred *d;
 
@@ -106,7 +105,6 @@ static void sfu_deferred_call(struct sfu_dslot *s, unsigned long mask,
 		if (d)
 			d->func(d, trace, s->cookie);
 	}
-	srcu_read_unlock(&sfu_deferred_srcu, idx);
 }
 
 /* The slot's task work: one walk for every consumer that asked. */
@@ -116,7 +114,13 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	struct sfu_unwind_trace trace = {};
 	unsigned long *pcs, mask;
 	unsigned int max;
+	int idx;
 
+	/*
+	 * Read the consumers inside SRCU: a consumer cancelled after this
+	 * point is waited for, one cancelled before has cleared its bit.
+	 */
+	idx = srcu_read_lock(&sfu_deferred_srcu);
 	atomic_set(&s->state, SFU_DS_RUNNING);
 	mask = xchg(&s->mask, 0);
 	/* Never the last reference: the task is running this. */
@@ -126,17 +130,14 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	 * exec), or an exec replaced the stack the request was about.
 	 */
 	if ((current->flags & PF_EXITING) || fatal_signal_pending(current) ||
-	    current->mm != s->mm) {
-		sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
-		return;
-	}
+	    current->mm != s->mm)
+		goto drop;
 	max = READ_ONCE(sfu_max_depth);
-	pcs = kmalloc_array(max, sizeof(*pcs), GFP_KERNEL);
+	pcs = kmalloc_array(max, sizeof(*pcs), GFP_KERNEL | __GFP_NOWARN);
 	if (!pcs || sfu_unwind_user(NULL, SFU_MEM_USER, pcs, max,
 				    &trace.res)) {
 		kfree(pcs);
-		sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
-		return;
+		goto drop;
 	}
 	trace.nr = trace.res.nr;
 	trace.entries = pcs;
@@ -144,19 +145,29 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	trace_sframe_unwind_stack(s->cookie, pcs, trace.nr, trace.res.stop);
 	sfu_deferred_call(s, mask, &trace);
 	kfree(pcs);
+	srcu_read_unlock(&sfu_deferred_srcu, idx);
+	return;
+
+drop:
+	sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
+	srcu_read_unlock(&sfu_deferred_srcu, idx);
 }
 
 /* Queue @s's task work on its task; release the slot if that fails. */
-static void sfu_dslot_queue(struct sfu_dslot *s,
-			    enum task_work_notify_mode mode)
+static int sfu_dslot_queue(struct sfu_dslot *s,
+			   enum task_work_notify_mode mode)
 {
+	int ret;
+
 	s->tw.fn = sfu_deferred_run;
 	s->tw.free = sfu_dslot_free;
-	if (!sfu_twork_queue(s->task, &s->tw, mode))
-		return;
+	ret = sfu_twork_queue(s->task, &s->tw, mode);
+	if (!ret)
+		return 0;
 	sfu_stat_inc(SFU_STAT_DEFERRED_DROPPED);
 	put_task_struct(s->task);
 	sfu_dslot_free(&s->tw);
+	return ret;
 }
 
 static void sfu_nmi_work_fn(struct irq_work *work)
@@ -266,11 +277,17 @@ int sfu_deferred_request(struct sfu_deferred *d, u64 *cookie)
 	if (atomic_cmpxchg(&s->state, SFU_DS_CLAIMED, SFU_DS_ACCEPTING) !=
 	    SFU_DS_CLAIMED)
 		return 0;
-	if (in_nmi()) {
+	/*
+	 * Only plain task context with interrupts on queues directly: any
+	 * other context (NMI, IRQ, or a tracepoint or kprobe hit where
+	 * interrupts are off, perhaps inside twork.c's own lock) goes
+	 * through the irq_work, which runs once interrupts are back on.
+	 */
+	if (in_task() && !irqs_disabled()) {
+		sfu_dslot_queue(s, TWA_RESUME);
+	} else {
 		llist_add(&s->nmi_node, this_cpu_ptr(&sfu_nmi_slots));
 		irq_work_queue(this_cpu_ptr(&sfu_nmi_work));
-	} else {
-		sfu_dslot_queue(s, TWA_RESUME);
 	}
 	return 0;
 }
@@ -300,13 +317,14 @@ int sfu_deferred_request_task(struct sfu_deferred *d, struct task_struct *task,
 	sfu_stat_inc(SFU_STAT_DEFERRED_REQUESTS);
 	trace_sframe_unwind_request(s->cookie, d->bit);
 	/*
-	 * @task may run elsewhere and request for itself: it cannot join the
-	 * slot before it accepts, and once it accepts the work is queued
-	 * only here, so a request of its own only adds its bit.
+	 * @task may run elsewhere and request for itself: it cannot join
+	 * the slot while it is private, so queue first and let it accept
+	 * after (unless its work has already run).
 	 */
 	set_bit(d->bit, &s->mask);
-	atomic_set(&s->state, SFU_DS_ACCEPTING);
-	sfu_dslot_queue(s, TWA_SIGNAL);
+	if (sfu_dslot_queue(s, TWA_SIGNAL))
+		return -ESRCH;
+	atomic_cmpxchg(&s->state, SFU_DS_PRIVATE, SFU_DS_ACCEPTING);
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct sfu_redirect {
 };
 
 static struct sfu_deferred sfu_fault_in;	/* walks to fault pages in */
+static bool sfu_fault_in_ok;
 
 /* The deferred walk itself faulted the pages in; nothing to keep. */
 static void sfu_fault_in_done(struct sfu_deferred *d,
@@ -163,6 +164,7 @@ void sfu_redirect_init(void)
 		pr_warn("no deferred consumer left: perf and ftrace keep the kernel's user stacks\n");
 		return;
 	}
+	sfu_fault_in_ok = true;
 	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++)
 		sfu_redirect_on(&sfu_redirects[i]);
 }
@@ -181,7 +183,9 @@ void sfu_redirect_exit(void)
 		ftrace_free_filter(&r->ops);
 		r->active = false;
 	}
-	sfu_deferred_cancel(&sfu_fault_in);
+	if (sfu_fault_in_ok)
+		sfu_deferred_cancel(&sfu_fault_in);
+	sfu_fault_in_ok = false;
 }
 
 /**

@@ -68,6 +68,7 @@ static void sfu_twork_run(struct callback_head *head)
 {
 	struct sfu_twork *tw = container_of(head, struct sfu_twork, work);
 	unsigned long flags;
+	bool idle;
 	int ret;
 
 	tw->fn(tw);
@@ -77,9 +78,11 @@ static void sfu_twork_run(struct callback_head *head)
 	tw->done.head.func = wakeme_after_rcu;
 	spin_lock_irqsave(&sfu_tw.lock, flags);
 	list_move_tail(&tw->node, &sfu_tw.retired);
-	if (!--sfu_tw.nr_live)
-		wake_up(&sfu_tw.idle);
+	idle = !--sfu_tw.nr_live;
 	spin_unlock_irqrestore(&sfu_tw.lock, flags);
+	/* Not under the lock: nothing but list work happens there. */
+	if (idle)
+		wake_up(&sfu_tw.idle);
 
 	ret = task_work_add(current, &tw->done.head, TWA_NONE);
 	/* Cannot fail while task_work_run() runs us; complete it anyway. */
@@ -102,6 +105,7 @@ int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 		    enum task_work_notify_mode mode)
 {
 	unsigned long flags;
+	bool idle;
 	int ret;
 
 	init_task_work(&tw->work, sfu_twork_run);
@@ -119,9 +123,10 @@ int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 	if (ret) {
 		spin_lock_irqsave(&sfu_tw.lock, flags);
 		list_del(&tw->node);
-		if (!--sfu_tw.nr_live)
-			wake_up(&sfu_tw.idle);
+		idle = !--sfu_tw.nr_live;
 		spin_unlock_irqrestore(&sfu_tw.lock, flags);
+		if (idle)
+			wake_up(&sfu_tw.idle);
 	}
 	return ret;
 }

@@ -28,10 +28,23 @@
 #include "sfu.h"
 
 #define SFU_DEF_MAX_DEPTH	127
+#define SFU_MAX_DEPTH_LIMIT	1024
 
 unsigned int sfu_max_depth = SFU_DEF_MAX_DEPTH;
-module_param_named(max_depth, sfu_max_depth, uint, 0644);
-MODULE_PARM_DESC(max_depth, "Most user frames one walk returns (default 127)");
+
+static int sfu_set_max_depth(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, SFU_MAX_DEPTH_LIMIT);
+}
+
+static const struct kernel_param_ops sfu_max_depth_ops = {
+	.set = sfu_set_max_depth,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_depth, &sfu_max_depth_ops, &sfu_max_depth, 0644);
+MODULE_PARM_DESC(max_depth,
+		 "Most user frames one walk returns, 1 to 1024 (default 127)");
 
 static const char *const sfu_stop_names[SFU_STOP_NR] = {
 	[SFU_STOP_DEPTH]	= "depth",
