@@ -25,6 +25,7 @@
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -36,7 +37,8 @@ static DEFINE_HASHTABLE(sfu_mms, SFU_MMS_HASH_BITS);
 static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
 static bool sfu_registry_closed;	/* under sfu_mms_lock */
 
-static atomic64_t sfu_stats[SFU_STAT_NR];
+/* Per CPU: the walker counts every frame, from every CPU, also in NMI. */
+static DEFINE_PER_CPU(u64, sfu_stats[SFU_STAT_NR]);
 static atomic_long_t sfu_nr_mms;
 static atomic_long_t sfu_nr_regions;
 static atomic_long_t sfu_bytes;
@@ -65,12 +67,17 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 
 void sfu_stat_inc(enum sfu_stat stat)
 {
-	atomic64_inc(&sfu_stats[stat]);
+	this_cpu_inc(sfu_stats[stat]);
 }
 
 u64 sfu_stat_read(enum sfu_stat stat)
 {
-	return atomic64_read(&sfu_stats[stat]);
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(sfu_stats[stat], cpu);
+	return sum;
 }
 
 const char *sfu_stat_name(enum sfu_stat stat)
