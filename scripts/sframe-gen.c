@@ -28,8 +28,11 @@
  * are computed for --vaddr (default 0); `sframe-dump --vaddr ADDR` must be
  * given the same address to decode the starts.
  *
- * Only x86-64 (AMD64) is converted so far; the per-architecture part is
- * the row-to-FRE conversion in struct gen_arch.
+ * x86-64, AArch64 and s390x are converted; what differs between them is
+ * data in struct gen_arch: AMD64's fixed RA slot, the RA held in LR or r14
+ * at entry, AArch64's signed return addresses (the FRE's mangled bit and
+ * the CIE's B key), s390x's scaled CFA offsets, its zero RA word padding a
+ * saved FP, and its V2 odd words naming the register that holds RA or FP.
  */
 #include <elf.h>
 #include <getopt.h>
@@ -117,12 +120,11 @@ static const struct gen_ent_why gen_ent_whys[] = {
 	[GEN_ENT_FP] = { WHY_FP_RULE, WHY_FP_RANGE },
 };
 
-struct gen_arch;
-
-/* Row to FRE: WHY_NONE and @fre filled in, or the reason it cannot be. */
-typedef enum gen_why (*gen_fre_fn)(const struct gen_arch *a,
-				   const struct ehf_row *row, bool flex,
-				   struct sfu_enc_fre *fre);
+/* How a row is to be encoded. */
+struct gen_mode {
+	bool flex;		/* V3 flexible FDE */
+	bool v2;		/* SFrame V2 (s390x register words) */
+};
 
 struct gen_arch {
 	u16 machine;
@@ -133,7 +135,10 @@ struct gen_arch {
 	u32 sp_reg;
 	u32 fp_reg;
 	bool ra_in_reg;		/* RA lives in a register at entry (LR, r14) */
-	gen_fre_fn fre;		/* NULL: not supported yet */
+	bool pauth;		/* AArch64: signed return addresses */
+	bool ra_pad;		/* s390x: a zero RA word pads for a saved FP */
+	bool cfa_scaled;	/* s390x: CFA offsets stored (off - 160) / 8 */
+	bool v2_reg_words;	/* s390x V2: odd RA/FP words name registers */
 };
 
 /* One function as it will be emitted, or why it is not. */
@@ -145,6 +150,9 @@ struct gen_fde {
 	u32 fre_first;		/* index into gen.fres */
 	u32 nr_fres;
 	u8 fde_type;
+	u8 pc_type;		/* SFRAME_FDE_TYPE_PCINC or _PCMASK */
+	u8 rep_size;		/* PCMASK block */
+	u8 pauth_key;
 	bool signal;
 	bool emitted;
 	enum gen_why why;	/* skipped, or cut, because of this */
@@ -157,7 +165,10 @@ struct gen_opts {
 	bool stats;
 	bool verbose;
 	bool dump_rows;
+	bool no_compact;
 	const char *out;
+	const char *embed;
+	const char *from_v1;
 	const char *in;
 };
 
@@ -176,6 +187,8 @@ struct gen {
 	u32 nr_rows;
 	u32 cap_rows;
 	u64 out_bytes;
+	u64 plain_bytes;	/* the same section without FRE sharing */
+	u32 shared_fdes;	/* FDEs whose FREs another FDE already has */
 };
 
 /* ---- rows to FREs ---- */
@@ -218,6 +231,20 @@ static enum gen_why gen_flex_pair(const struct gen_arch *a,
 	return WHY_NONE;
 }
 
+/* The CFA offset word: s390x stores it biased and scaled. */
+static enum gen_why gen_cfa_word(const struct gen_arch *a, s32 off, s32 *w)
+{
+	s64 v = off;
+
+	if (a->cfa_scaled) {
+		v = SFRAME_S390X_CFA_OFFSET_ENCODE(v);
+		if (SFRAME_S390X_CFA_OFFSET_DECODE(v) != off)
+			return WHY_CFA_RANGE;
+	}
+	*w = (s32)v;
+	return WHY_NONE;
+}
+
 static void gen_word(struct sfu_enc_fre *f, s32 w, bool ctrl)
 {
 	if (ctrl)
@@ -225,15 +252,50 @@ static void gen_word(struct sfu_enc_fre *f, s32 w, bool ctrl)
 	f->words[f->nr_words++] = w;
 }
 
-/* Default FDE: CFA = SP/FP + off, RA = *(CFA + fixed), FP = *(CFA + off). */
+/* A default FDE's RA or FP word; @has is false when the rule is "same". */
+static enum gen_why gen_slot_word(const struct gen_arch *a,
+				  const struct ehf_loc *l, enum gen_ent ent,
+				  const struct gen_mode *m, s32 *w, bool *has)
+{
+	u32 slot = SFRAME_V3_FLEX_CTRL(0, 1, 0), ctrl;
+	enum gen_why why;
+	s32 off;
+
+	*has = false;
+	why = gen_flex_pair(a, l, ent, &ctrl, &off);
+	if (why || !ctrl)
+		return why;
+	*has = true;
+	*w = off;
+	if (ctrl == slot) {
+		/* An odd s390x V2 word, or a zero RA word, means more. */
+		if ((m->v2 && a->v2_reg_words && (off & 1)) ||
+		    (ent == GEN_ENT_RA && a->ra_pad && !off))
+			return gen_ent_whys[ent].range;
+		return WHY_NONE;
+	}
+	if (m->v2 && a->v2_reg_words && SFRAME_V3_FLEX_CTRL_REG_P(ctrl) &&
+	    !SFRAME_V3_FLEX_CTRL_DEREF_P(ctrl) && !off &&
+	    l->reg <= SFU_S390X_MAX_DWARF_REG) {
+		*w = SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(l->reg);
+		return WHY_NONE;
+	}
+	return ent == GEN_ENT_RA ? WHY_RA_FLEX : WHY_FP_FLEX;
+}
+
+/*
+ * Default FDE: CFA = SP/FP + off; RA at the ABI's fixed offset or in a
+ * word of its own (absent: still in its register); FP in the last word.
+ */
 static enum gen_why gen_default(const struct gen_arch *a,
 				const struct ehf_row *row,
-				struct sfu_enc_fre *f)
+				const struct gen_mode *m, struct sfu_enc_fre *f)
 {
 	const struct ehf_loc *cfa = &row->cfa, *ra = &row->reg[GEN_RA];
+	bool ra_has = false, fp_has;
+	s32 off, w, ra_w = 0, fp_w;
 	enum gen_why why;
 	u32 ctrl;
-	s32 off;
 
 	why = gen_flex_pair(a, cfa, GEN_ENT_CFA, &ctrl, &off);
 	if (why)
@@ -242,18 +304,33 @@ static enum gen_why gen_default(const struct gen_arch *a,
 		return WHY_CFA_FLEX;
 	f->base = cfa->reg == a->sp_reg ? SFRAME_BASE_REG_SP :
 					  SFRAME_BASE_REG_FP;
-	gen_word(f, off, false);
-	why = gen_flex_pair(a, ra, GEN_ENT_RA, &ctrl, &off);
+	why = gen_cfa_word(a, off, &w);
 	if (why)
 		return why;
-	if (!ra->cfa_based || ra->off != a->fixed_ra)
-		return WHY_RA_FLEX;
-	why = gen_flex_pair(a, &row->reg[GEN_FP], GEN_ENT_FP, &ctrl, &off);
-	if (why || !ctrl)
+	gen_word(f, w, false);
+	if (a->fixed_ra) {
+		why = gen_flex_pair(a, ra, GEN_ENT_RA, &ctrl, &off);
+		if (why)
+			return why;
+		if (!ra->cfa_based || ra->off != a->fixed_ra)
+			return WHY_RA_FLEX;
+	} else {
+		why = gen_slot_word(a, ra, GEN_ENT_RA, m, &ra_w, &ra_has);
+		if (why)
+			return why;
+	}
+	why = gen_slot_word(a, &row->reg[GEN_FP], GEN_ENT_FP, m, &fp_w,
+			    &fp_has);
+	if (why)
 		return why;
-	if (!row->reg[GEN_FP].cfa_based)
-		return WHY_FP_FLEX;
-	gen_word(f, off, false);
+	if (!a->fixed_ra && (ra_has || fp_has)) {
+		if (!ra_has && !a->ra_pad)
+			return WHY_FP_FLEX;
+		gen_word(f, ra_has ? ra_w : SFRAME_FRE_RA_OFFSET_INVALID,
+			 false);
+	}
+	if (fp_has)
+		gen_word(f, fp_w, false);
 	return WHY_NONE;
 }
 
@@ -267,6 +344,8 @@ static enum gen_why gen_flex(const struct gen_arch *a,
 	enum gen_why why;
 
 	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &ctrl, &off);
+	if (!why)
+		why = gen_cfa_word(a, off, &off);
 	if (why)
 		return why;
 	gen_word(f, (s32)ctrl, true);
@@ -294,17 +373,20 @@ static enum gen_why gen_flex(const struct gen_arch *a,
 	return WHY_NONE;
 }
 
-static enum gen_why gen_amd64_fre(const struct gen_arch *a,
-				  const struct ehf_row *row, bool flex,
-				  struct sfu_enc_fre *f)
+/* Row to FRE: WHY_NONE and @f filled in, or the reason it cannot be. */
+static enum gen_why gen_row_fre(const struct gen_arch *a,
+				const struct ehf_row *row,
+				const struct gen_mode *m,
+				struct sfu_enc_fre *f)
 {
 	memset(f, 0, sizeof(*f));
-	if (row->ra_mangled)
+	if (row->ra_mangled && !a->pauth)
 		return WHY_RA_MANGLED;
+	f->mangled = row->ra_mangled;
 	/* RA undefined: the outermost frame, a row without data words. */
 	if (row->reg[GEN_RA].kind == EHF_RULE_UNDEF)
 		return WHY_NONE;
-	return flex ? gen_flex(a, row, f) : gen_default(a, row, f);
+	return m->flex ? gen_flex(a, row, f) : gen_default(a, row, m, f);
 }
 
 static const struct gen_arch gen_arches[] = {
@@ -314,7 +396,6 @@ static const struct gen_arch gen_arches[] = {
 		.fixed_ra = GEN_AMD64_RA_OFF,
 		.sp_reg = SFRAME_AMD64_DWARF_SP,
 		.fp_reg = SFRAME_AMD64_DWARF_FP,
-		.fre = gen_amd64_fre,
 	},
 	{
 		.machine = EM_AARCH64, .name = "aarch64",
@@ -322,6 +403,7 @@ static const struct gen_arch gen_arches[] = {
 		.sp_reg = SFRAME_AARCH64_DWARF_SP,
 		.fp_reg = SFRAME_AARCH64_DWARF_FP,
 		.ra_in_reg = true,
+		.pauth = true,
 	},
 	{
 		.machine = EM_S390, .name = "s390x",
@@ -329,6 +411,9 @@ static const struct gen_arch gen_arches[] = {
 		.sp_reg = SFRAME_S390X_DWARF_SP,
 		.fp_reg = SFRAME_S390X_DWARF_FP,
 		.ra_in_reg = true,
+		.ra_pad = true,
+		.cfa_scaled = true,
+		.v2_reg_words = true,
 	},
 };
 
@@ -388,14 +473,15 @@ static bool gen_same_fre(const struct sfu_enc_fre *a,
 }
 
 /* The first row in [0, nr) that @flex cannot describe, and why. */
-static u32 gen_first_bad(struct gen *g, bool flex, enum gen_why *why)
+static u32 gen_first_bad(struct gen *g, const struct gen_mode *m,
+			 enum gen_why *why)
 {
 	struct sfu_enc_fre f;
 	u32 i;
 
 	*why = WHY_NONE;
 	for (i = 0; i < g->nr_rows; i++) {
-		*why = g->arch->fre(g->arch, &g->rows[i], flex, &f);
+		*why = gen_row_fre(g->arch, &g->rows[i], m, &f);
 		if (*why)
 			return i;
 	}
@@ -403,14 +489,15 @@ static u32 gen_first_bad(struct gen *g, bool flex, enum gen_why *why)
 }
 
 /* Encode rows [0, @cut) of the current function into @d's FREs. */
-static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut, bool flex)
+static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut,
+		    const struct gen_mode *m)
 {
 	struct sfu_enc_fre f, *fres, *prev = NULL;
 	u32 i;
 
 	d->fre_first = g->nr_fres;
 	for (i = 0; i < cut; i++) {
-		g->arch->fre(g->arch, &g->rows[i], flex, &f);
+		gen_row_fre(g->arch, &g->rows[i], m, &f);
 		if (prev && gen_same_fre(prev, &f))
 			continue;
 		if (d->nr_fres == SFU_MAX_FDE_FRES) {
@@ -435,16 +522,17 @@ static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut, bool flex)
 /* Choose the FDE type and where the description ends. */
 static int gen_describe(struct gen *g, struct gen_fde *d)
 {
+	struct gen_mode m = { .v2 = g->o->version == SFRAME_VERSION_2 };
+	struct gen_mode mf = { .flex = true };
 	enum gen_why why_def, why_flex;
 	u32 cut, cut_flex;
-	bool flex = false;
 
-	cut = gen_first_bad(g, false, &why_def);
+	cut = gen_first_bad(g, &m, &why_def);
 	d->why = why_def;
-	if (cut < g->nr_rows && g->o->version == SFRAME_VERSION_3) {
-		cut_flex = gen_first_bad(g, true, &why_flex);
+	if (cut < g->nr_rows && !m.v2) {
+		cut_flex = gen_first_bad(g, &mf, &why_flex);
 		if (cut_flex > cut) {
-			flex = true;
+			m = mf;
 			cut = cut_flex;
 			d->why = why_flex;
 		}
@@ -455,9 +543,9 @@ static int gen_describe(struct gen *g, struct gen_fde *d)
 	}
 	if (!cut)
 		return 0;
-	d->fde_type = flex ? SFRAME_FDE_TYPE_FLEX : SFRAME_FDE_TYPE_DEFAULT;
+	d->fde_type = m.flex ? SFRAME_FDE_TYPE_FLEX : SFRAME_FDE_TYPE_DEFAULT;
 	d->emitted = true;
-	return gen_fres(g, d, cut, flex);
+	return gen_fres(g, d, cut, &m);
 }
 
 static void gen_warn_cfi(struct gen *g, const struct ehf_fde *fde)
@@ -486,6 +574,9 @@ static int gen_function(struct gen *g, const struct ehf_fde *fde)
 	d->eh_off = fde->off;
 	d->why_pc = fde->pc_begin;
 	d->signal = fde->cie.signal && g->o->version == SFRAME_VERSION_3;
+	d->pc_type = SFRAME_FDE_TYPE_PCINC;
+	if (g->arch->pauth && fde->cie.bkey)
+		d->pauth_key = SFRAME_AARCH64_PAUTH_KEY_B;
 	if (!fde->pc_range) {
 		d->why = WHY_EMPTY;
 		return 0;
@@ -614,7 +705,9 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].start = d->start;
 		out[n].size = (u32)d->size;
-		out[n].pc_type = SFRAME_FDE_TYPE_PCINC;
+		out[n].pc_type = d->pc_type;
+		out[n].rep_size = d->rep_size;
+		out[n].pauth_key = d->pauth_key;
 		out[n].fde_type = d->fde_type;
 		out[n].signal = d->signal;
 		out[n].nr_fres = d->nr_fres;
@@ -908,8 +1001,6 @@ static int gen_pick_arch(struct gen *g)
 	for (i = 0; i < ARRAY_SIZE(gen_arches); i++) {
 		if (gen_arches[i].machine != g->elf.machine)
 			continue;
-		if (!gen_arches[i].fre && !g->o->dump_rows)
-			break;
 		g->arch = &gen_arches[i];
 		return 0;
 	}

@@ -331,13 +331,13 @@ compare_rules() {
 	}' "$1" "$2"
 }
 
-# check_rules NAME VERSION VADDR BIN SFRAME
+# check_rules NAME VERSION VADDR BIN SFRAME ARCH
 check_rules() {
-	local name=$1 ver=$2 vaddr=$3 bin=$4 sf=$5 res covered total bad
+	local name=$1 ver=$2 vaddr=$3 bin=$4 sf=$5 arch=$6 res covered total bad
 
 	readelf --debug-dump=frames "$bin" > "$out/$name.frames" 2>&1
 	readelf --debug-dump=frames-interp "$bin" > "$out/$name.interp" 2>&1
-	readelf_rules x86_64 "$out/$name.frames" "$out/$name.interp" |
+	readelf_rules "$arch" "$out/$name.frames" "$out/$name.interp" |
 		sort -n -k1,1 -k2,2 > "$out/$name.rows"
 	"$dump" --expand --vaddr "$vaddr" "$sf" > "$out/$name.v$ver.expand"
 	res=$(compare_rules "$out/$name.rows" "$out/$name.v$ver.expand")
@@ -401,9 +401,9 @@ check_rows() {
 	fi
 }
 
-# check_binary NAME BIN
+# check_binary NAME BIN [ARCH]
 check_binary() {
-	local name=$1 bin=$2 ver vaddr sf
+	local name=$1 bin=$2 arch=${3:-x86_64} ver vaddr sf
 
 	for ver in 3 2; do
 		vaddr=$v3_vaddr
@@ -422,10 +422,10 @@ check_binary() {
 		else
 			not_ok "$name: V$ver section does not validate"
 		fi
-		check_rules "$name" "$ver" "$vaddr" "$bin" "$sf"
+		check_rules "$name" "$ver" "$vaddr" "$bin" "$sf" "$arch"
 	done
 	sed -n 's/^  \(FDEs\|skipped\|cut\|coverage\)/#   \1/p' "$out/$name.v3.stats"
-	check_rows "$name" x86_64 "$bin"
+	check_rows "$name" "$arch" "$bin"
 }
 
 # expect_rule NAME EXPAND PATTERN: a rule the generator must have produced.
@@ -787,8 +787,8 @@ for b in "${bins[@]}"; do
 	check_binary "${b%%:*}" "${b#*:}"
 done
 
-# The reader on the other architectures and on big-endian files: rows only,
-# as sframe-gen does not convert them to SFrame yet.
+# The other architectures, s390x big-endian: cross-compiled test programs
+# and the cross toolchains' libraries.
 for arch in aarch64 s390x; do
 	if ! command -v "$arch-linux-gnu-gcc" > /dev/null; then
 		skip "$arch" "no $arch-linux-gnu-gcc"
@@ -799,7 +799,7 @@ for arch in aarch64 s390x; do
 		rm -f "$out/$name.frames" "$out/$name.interp"
 		# shellcheck disable=SC2086
 		if "$arch-linux-gnu-gcc" ${v#*:} -o "$out/$name" "$src"; then
-			check_rows "$name" "$arch" "$out/$name"
+			check_binary "$name" "$out/$name" "$arch"
 		else
 			not_ok "$name: compile"
 		fi
@@ -807,7 +807,7 @@ for arch in aarch64 s390x; do
 	lib=/usr/$arch-linux-gnu/lib/libc.so.6
 	rm -f "$out/$arch-libc.frames" "$out/$arch-libc.interp"
 	if [ -r "$lib" ]; then
-		check_rows "$arch-libc" "$arch" "$lib"
+		check_binary "$arch-libc" "$lib" "$arch"
 	else
 		skip "$arch-libc" "$lib not installed"
 	fi
