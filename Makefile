@@ -28,7 +28,8 @@ TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
-GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c
+GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c \
+		   scripts/elf-embed.c
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
@@ -48,6 +49,7 @@ scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
 		$(DECODER_SRCS)
 
 scripts/sframe-gen: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
+		    scripts/elf-embed.h \
 		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 

@@ -85,14 +85,9 @@ static int ehf_unsup(struct ehf_section *s, u64 off, const char *what)
 static int ehf_get(struct ehf_cur *c, unsigned int n, u64 *v,
 		   const char *what)
 {
-	const u8 *b = c->s->data + c->pos;
-	unsigned int i;
-
 	if (c->pos > c->end || c->end - c->pos < n)
 		return ehf_bad(c->s, c->pos, what);
-	*v = 0;
-	for (i = 0; i < n; i++)
-		*v = (*v << BYTE_BITS) | b[c->s->big ? i : n - 1 - i];
+	*v = sfu_elf_rd(c->s->big, c->s->data + c->pos, n);
 	c->pos += n;
 	return 0;
 }
@@ -1156,13 +1151,7 @@ struct ehf_elf_ctx {
 
 static u64 ehf_elf_get(const struct ehf_elf_ctx *e, u64 off, unsigned int n)
 {
-	const u8 *b = e->f->data + off;
-	unsigned int i;
-	u64 v = 0;
-
-	for (i = 0; i < n; i++)
-		v = (v << BYTE_BITS) | b[e->big ? i : n - 1 - i];
-	return v;
+	return sfu_elf_rd(e->big, e->f->data + off, n);
 }
 
 #define EHF_FIELD(e, base, type, field) \

@@ -57,22 +57,46 @@ struct sfu_elf {
 	bool big;		/* the file's byte order */
 };
 
-/* An @n byte field in the file's byte order, whatever the host's. */
-static uint64_t sfu_elf_get(const struct sfu_elf *e, const void *p,
-			    unsigned int n)
+#define SFU_BYTE_BITS	8
+#define SFU_BYTE_MASK	0xff
+
+/**
+ * sfu_elf_rd() - read an ELF field in the file's byte order
+ * @big: the file is big-endian
+ * @p: the field
+ * @n: its size in bytes, at most 8
+ *
+ * Return: the value, whatever the host's byte order.
+ */
+uint64_t sfu_elf_rd(bool big, const void *p, unsigned int n)
 {
 	const uint8_t *b = p;
 	uint64_t v = 0;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		v = (v << 8) | b[e->big ? i : n - 1 - i];
+		v = (v << SFU_BYTE_BITS) | b[big ? i : n - 1 - i];
 	return v;
 }
 
+/**
+ * sfu_elf_wr() - write an ELF field in the file's byte order
+ * @big: the file is big-endian
+ * @p: the field
+ * @n: its size in bytes, at most 8
+ * @v: the value
+ */
+void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v)
+{
+	uint8_t *b = p;
+	unsigned int i;
+
+	for (i = 0; i < n; i++, v >>= SFU_BYTE_BITS)
+		b[big ? n - 1 - i : i] = v & SFU_BYTE_MASK;
+}
+
 #define SFU_ELF_FIELD(e, p, type, field) \
-	sfu_elf_get(e, (const uint8_t *)(p) + offsetof(type, field), \
-		    sizeof(((type *)0)->field))
+	SFU_ELF_RD((e)->big, p, type, field)
 
 static bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
 {

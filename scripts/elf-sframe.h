@@ -6,6 +6,7 @@
 #ifndef _SCRIPTS_ELF_SFRAME_H
 #define _SCRIPTS_ELF_SFRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,17 @@ struct sfu_blob {
 	uint16_t machine;	/* e_machine, 0 for a raw section */
 	const char *name;
 };
+
+/* A field of an ELF structure at @p, in the file's byte order. */
+#define SFU_ELF_RD(big, p, type, field) \
+	sfu_elf_rd(big, (const uint8_t *)(p) + offsetof(type, field), \
+		   sizeof(((type *)0)->field))
+#define SFU_ELF_WR(big, p, type, field, v) \
+	sfu_elf_wr(big, (uint8_t *)(p) + offsetof(type, field), \
+		   sizeof(((type *)0)->field), v)
+
+uint64_t sfu_elf_rd(bool big, const void *p, unsigned int n);
+void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v);
 
 int sfu_file_load(const char *path, struct sfu_file *f);
 void sfu_file_free(struct sfu_file *f);

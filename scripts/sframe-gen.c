@@ -35,15 +35,19 @@
  * saved FP, and its V2 odd words naming the register that holds RA or FP.
  */
 #include <elf.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../include/sframe/decode.h"
 #include "../include/sframe/encode.h"
 #include "eh-frame.h"
+#include "elf-embed.h"
 #include "elf-sframe.h"
 
 /* Indexes of the registers the rows carry. */
@@ -61,6 +65,10 @@
 #define GEN_PERCENT		100.0
 #define GEN_TEXT_MAX		48
 #define GEN_REG_TEXT_MAX	16
+/* Permissions: the raw section, and an embedded copy if stat() fails. */
+#define GEN_MODE_DATA		0644
+#define GEN_MODE_DEFAULT	0755
+#define GEN_MODE_MASK		07777
 
 /* Why a function, or the rest of one, has no SFrame description. */
 enum gen_why {
@@ -717,25 +725,31 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 	return n;
 }
 
-static int gen_write_file(const char *path, const u8 *buf, size_t len)
+static int gen_write_file(const char *path, const u8 *buf, size_t len,
+			  mode_t mode)
 {
-	FILE *fp = fopen(path, "wb");
-	int ret = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ssize_t n = 0;
+	size_t done;
 
-	if (!fp) {
+	if (fd < 0) {
 		perror(path);
 		return -errno;
 	}
-	if (fwrite(buf, 1, len, fp) != len)
-		ret = -EIO;
-	if (fclose(fp))
-		ret = -EIO;
-	if (ret)
+	for (done = 0; done < len; done += n) {
+		n = write(fd, buf + done, len - done);
+		if (n <= 0)
+			break;
+	}
+	if (close(fd) || done != len) {
 		fprintf(stderr, "sframe-gen: %s: write failed\n", path);
-	return ret;
+		return -EIO;
+	}
+	return 0;
 }
 
-static int gen_write(struct gen *g)
+/* The section, in a buffer the caller frees. */
+static int gen_encode(struct gen *g, u8 **bufp)
 {
 	struct sfu_enc_fde *fdes = calloc(g->nr_fdes + 1, sizeof(*fdes));
 	struct sfu_enc_params p;
@@ -759,10 +773,46 @@ static int gen_write(struct gen *g)
 	}
 	sfu_encode(&p, fdes, n, buf, len);
 	g->out_bytes = len;
-	ret = gen_write_file(g->o->out, buf, len);
-	free(buf);
+	*bufp = buf;
 free_fdes:
 	free(fdes);
+	return ret;
+}
+
+/* The copy of the input with the section embedded. */
+static int gen_embed(struct gen *g, const struct sfu_file *in,
+		     struct sfu_embed *plan, const u8 *buf)
+{
+	struct sfu_file out;
+	struct stat st;
+	int ret;
+
+	ret = sfu_embed_write(in, plan, buf, g->out_bytes, &out);
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, plan->err);
+		return ret;
+	}
+	if (stat(g->o->in, &st))
+		st.st_mode = GEN_MODE_DEFAULT;
+	ret = gen_write_file(g->o->embed, out.data, out.size,
+			     st.st_mode & GEN_MODE_MASK);
+	sfu_file_free(&out);
+	return ret;
+}
+
+static int gen_write(struct gen *g, const struct sfu_file *in,
+		     struct sfu_embed *plan)
+{
+	u8 *buf = NULL;
+	int ret;
+
+	ret = gen_encode(g, &buf);
+	if (!ret && g->o->out)
+		ret = gen_write_file(g->o->out, buf, g->out_bytes,
+				     GEN_MODE_DATA);
+	if (!ret && g->o->embed)
+		ret = gen_embed(g, in, plan, buf);
+	free(buf);
 	return ret;
 }
 
@@ -954,6 +1004,7 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "dump-rows", no_argument, NULL, 'd' },
+		{ "embed", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -985,11 +1036,15 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		case 'd':
 			o->dump_rows = true;
 			break;
+		case 'e':
+			o->embed = optarg;
+			break;
 		default:
 			gen_usage();
 		}
 	}
-	if (optind != argc - 1 || (!o->out && !o->dump_rows))
+	if (optind != argc - 1 || (!o->out && !o->dump_rows && !o->embed) ||
+	    (o->embed && o->vaddr))
 		gen_usage();
 	o->in = argv[optind];
 }
@@ -1037,6 +1092,7 @@ int main(int argc, char **argv)
 {
 	static struct gen g;
 	struct gen_opts o = { 0 };
+	struct sfu_embed plan;
 	struct sfu_file f;
 	int ret;
 
@@ -1049,11 +1105,19 @@ int main(int argc, char **argv)
 		ret = gen_read(&g, gen_dump_fde);
 		goto free_all;
 	}
+	if (o.embed) {
+		ret = sfu_embed_plan(&f, &plan);
+		if (ret) {
+			fprintf(stderr, "sframe-gen: %s: %s\n", o.in, plan.err);
+			goto free_all;
+		}
+		o.vaddr = plan.sframe_vaddr;
+	}
 	ret = gen_read(&g, gen_function);
 	if (ret)
 		goto free_all;
 	gen_sort(&g);
-	ret = gen_write(&g);
+	ret = gen_write(&g, &f, &plan);
 	if (ret)
 		goto free_all;
 	if (o.verbose)

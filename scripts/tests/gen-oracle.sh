@@ -428,6 +428,44 @@ check_binary() {
 	check_rows "$name" "$arch" "$bin"
 }
 
+# check_embed NAME BIN [RUN...]: a copy with the V3 section embedded has
+# GNU_SFRAME, reads back as the raw section written with it, and (given a
+# command line, the copy standing in for "{}") still runs.
+check_embed() {
+	local name=$1 bin=$2 emb=$out/$1.emb vaddr rc
+	local -a cmd
+
+	shift 2
+	if ! "$gen" --embed "$emb" -o "$emb.sframe" "$bin" 2> "$emb.err"; then
+		not_ok "$name: sframe-gen --embed failed"
+		indent < "$emb.err"
+		return
+	fi
+	if readelf -lW "$emb" | grep -q '^ *GNU_SFRAME '; then
+		ok "$name: embedded copy has a GNU_SFRAME program header"
+	else
+		not_ok "$name: no GNU_SFRAME in readelf -lW"
+	fi
+	vaddr=$(readelf -SW "$emb" | sed -n 's/.*\] \.sframe  *[A-Z]*  *\([0-9a-f]*\) .*/0x\1/p')
+	if "$dump" --validate "$emb" &&
+	   cmp -s <("$dump" "$emb" | tail -n +2) \
+		  <("$dump" --vaddr "${vaddr:-0}" "$emb.sframe" | tail -n +2); then
+		ok "$name: embedded section at $vaddr reads back as the raw one"
+	else
+		not_ok "$name: embedded section differs from the raw one"
+	fi
+	[ $# -gt 0 ] || return
+	cmd=("${@//\{\}/$emb}")
+	"${cmd[@]}" > "$emb.run" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && cmp -s "$emb.run" <("${@//\{\}/$bin}" 2>&1); then
+		ok "$name: embedded copy runs like the original ($(head -c 40 "$emb.run" | tr '\n' ' '))"
+	else
+		not_ok "$name: embedded copy: exit $rc or different output"
+		indent < "$emb.run" | head -5
+	fi
+}
+
 # expect_rule NAME EXPAND PATTERN: a rule the generator must have produced.
 expect_rule() {
 	if grep -q -- "$3" "$2"; then
@@ -811,6 +849,18 @@ for arch in aarch64 s390x; do
 	else
 		skip "$arch-libc" "$lib not installed"
 	fi
+done
+
+# Post-link injection: programs still run with the section embedded.
+if [ -x "$out/corpus-O2-omit-fp" ]; then
+	check_embed corpus-O2-omit-fp "$out/corpus-O2-omit-fp" "{}"
+fi
+if [ -x /bin/bash ]; then
+	check_embed bash /bin/bash "{}" -c 'for i in 1 2 3; do echo "$i $BASH_VERSION"; done | sort -r'
+fi
+for arch in aarch64 s390x; do
+	[ -x "$out/$arch-corpus-O2" ] &&
+		check_embed "$arch-corpus-O2" "$out/$arch-corpus-O2"
 done
 
 # The flexible paths must have been taken where the input needs them.
