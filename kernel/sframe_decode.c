@@ -259,9 +259,12 @@ static int sfu_parse_counts(struct sfu_section *sec, struct sfu_elem *e,
 	if (freoff > body || e->fre_len > body - freoff)
 		return sfu_corrupt(sec, "FRE sub-section out of bounds",
 				   e->off);
-	/* Every FRE is at least 2 bytes; V3 also stores 5 per function. */
+	/*
+	 * Every FRE is at least 2 bytes; V3 also stores 5 per function, or
+	 * once for functions that share their rows (at least one block).
+	 */
 	if ((u64)e->num_fres * 2 +
-	    (u64)e->num_fdes * sfu_min_fde_fre_bytes(e->version) > e->fre_len)
+	    (e->num_fdes ? sfu_min_fde_fre_bytes(e->version) : 0) > e->fre_len)
 		return sfu_corrupt(sec, "FRE count does not fit FRE length",
 				   e->off);
 	e->fde_off = hdr_end + fdeoff;

@@ -62,7 +62,7 @@ static u8 sfu_enc_word_size(const struct sfu_enc_params *p,
 static u8 sfu_enc_fre_type(const struct sfu_enc_params *p,
 			   const struct sfu_enc_fde *d)
 {
-	u64 top = d->size;
+	u64 top = p->tight_starts ? 0 : d->size;
 	u32 i;
 
 	if (p->fre_type != SFU_ENC_AUTO)
@@ -169,6 +169,14 @@ static void sfu_enc_fde(struct sfu_out *o, const struct sfu_enc_params *p,
 	}
 }
 
+/* A shared FDE points back at one with rows of its own. */
+static bool sfu_enc_share_ok(const struct sfu_enc_fde *fdes, u32 i)
+{
+	u32 to = fdes[i].share;
+
+	return !to || (to - 1 < i && !fdes[to - 1].share);
+}
+
 /**
  * sfu_encode() - write an SFrame section
  * @p: section-wide parameters
@@ -180,8 +188,10 @@ static void sfu_enc_fde(struct sfu_out *o, const struct sfu_enc_params *p,
  * The FDE sub-section directly follows the header and the FRE sub-section
  * follows the FDEs.  Nothing is written past @cap.
  *
- * Return: the size of the whole section in bytes, or -E2BIG if the
- * functions exceed what the format (or the decoder) can hold.
+ * FDEs that share rows (see struct sfu_enc_fde) point at one copy.
+ *
+ * Return: the size of the whole section in bytes, -E2BIG if the functions
+ * exceed what the format (or the decoder) can hold, or -ENOMEM.
  */
 s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	       u32 nr_fdes, u8 *buf, size_t cap)
@@ -195,7 +205,7 @@ s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	const struct sfu_abi_info *ai = sfu_abi_info(p->abi);
 	bool big = ai ? ai->big_endian : false;
 	u64 fre_len = 0, fre_off = 0;
-	u32 nr_fres = 0, i;
+	u32 nr_fres = 0, i, *offs;
 
 	if (p->foreign)
 		big = !big;
@@ -204,20 +214,31 @@ s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 		return -E2BIG;
 	for (i = 0; i < nr_fdes; i++) {
 		/* The format's own limits: V3 counts a function's rows in u16. */
-		if (fdes[i].nr_fres > SFU_MAX_FDE_FRES)
+		if (fdes[i].nr_fres > SFU_MAX_FDE_FRES ||
+		    !sfu_enc_share_ok(fdes, i))
 			return -E2BIG;
+		if (fdes[i].share)
+			continue;
 		fre_len += sfu_enc_fre_bytes(p, &fdes[i]);
 		nr_fres += fdes[i].nr_fres;
 	}
 	if (fre_len > U32_MAX_BYTES)
 		return -E2BIG;
+	offs = sfu_alloc_array(nr_fdes ? nr_fdes : 1, sizeof(*offs));
+	if (!offs)
+		return -ENOMEM;
 	sfu_enc_header(&o, p, nr_fdes, nr_fres, (u32)fre_len,
 		       nr_fdes * fde_size);
 	for (i = 0; i < nr_fdes; i++) {
-		sfu_enc_fde(&o, p, &fdes[i], (u32)fre_off);
-		fre_off += sfu_enc_fre_bytes(p, &fdes[i]);
+		offs[i] = fdes[i].share ? offs[fdes[i].share - 1] : (u32)fre_off;
+		sfu_enc_fde(&o, p, &fdes[i], offs[i]);
+		if (!fdes[i].share)
+			fre_off += sfu_enc_fre_bytes(p, &fdes[i]);
 	}
+	sfu_free(offs);
 	for (i = 0; i < nr_fdes; i++) {
+		if (fdes[i].share)
+			continue;
 		if (p->version == SFRAME_VERSION_3) {
 			sfu_put(&o, fdes[i].nr_fres, 2);
 			sfu_put(&o, sfu_enc_info(p, &fdes[i]), 1);

@@ -355,11 +355,37 @@ static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int sfu_validate_elem(struct sfu_section *sec,
-			     const struct sfu_elem *e, enum sfu_mem mode)
+/* An FDE's rows, for finding the FDEs that share them. */
+struct sfu_vkey {
+	u64 fres_off;
+	u32 num_fres;
+	u32 idx;
+	u32 size;
+	u8 info;
+	u8 fde_type;
+	u8 rep_size;
+};
+
+static int sfu_vkey_cmp(const void *pa, const void *pb)
+{
+	const struct sfu_vkey *a = pa, *b = pb;
+
+	if (a->fres_off != b->fres_off)
+		return a->fres_off < b->fres_off ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static bool sfu_vkey_same_rows(const struct sfu_vkey *a,
+			       const struct sfu_vkey *b)
+{
+	return a->num_fres == b->num_fres && a->info == b->info &&
+	       a->fde_type == b->fde_type && a->rep_size == b->rep_size;
+}
+
+static int sfu_vkeys_read(struct sfu_section *sec, const struct sfu_elem *e,
+			  struct sfu_vkey *keys, enum sfu_mem mode)
 {
 	struct sfu_fde fde;
-	u64 rows = 0;
 	u32 i;
 	int ret;
 
@@ -367,19 +393,83 @@ static int sfu_validate_elem(struct sfu_section *sec,
 		ret = sfu_read_fde(sec, e, i, &fde, mode);
 		if (ret)
 			return ret;
-		/* Bounds the work: FDEs cannot all claim the same rows. */
-		rows += fde.num_fres;
-		if (rows > e->num_fres) {
-			sec->diag.what = "FDEs claim more FREs than the header";
-			sec->diag.off = e->fde_off + (u64)i * e->fde_size;
-			return -EBADMSG;
-		}
-		ret = sfu_validate_fde(sec, &fde, mode);
-		if (ret)
-			return ret;
-		sfu_cond_resched();
+		keys[i].fres_off = fde.fres_off;
+		keys[i].num_fres = fde.num_fres;
+		keys[i].idx = i;
+		keys[i].size = fde.size;
+		keys[i].info = fde.info;
+		keys[i].fde_type = fde.fde_type;
+		keys[i].rep_size = fde.rep_size;
 	}
 	return 0;
+}
+
+/*
+ * The rows at one offset, once for all the FDEs that point there (a
+ * compacted section shares identical row sequences).  They must agree on
+ * how to read them; the smallest function bounds the row starts.
+ */
+static int sfu_validate_group(struct sfu_section *sec,
+			      const struct sfu_elem *e,
+			      const struct sfu_vkey *k, u32 n, u64 *rows,
+			      enum sfu_mem mode)
+{
+	struct sfu_fde fde;
+	u32 i, size = k[0].size;
+	int ret;
+
+	for (i = 1; i < n; i++) {
+		if (!sfu_vkey_same_rows(&k[0], &k[i])) {
+			sec->diag.what = "FDEs share FREs but not their layout";
+			sec->diag.off = e->fde_off + (u64)k[i].idx * e->fde_size;
+			return -EBADMSG;
+		}
+		if (k[i].size < size)
+			size = k[i].size;
+	}
+	/* Bounds the work: distinct row groups fit in the header's count. */
+	*rows += k[0].num_fres;
+	if (*rows > e->num_fres) {
+		sec->diag.what = "FDEs claim more FREs than the header";
+		sec->diag.off = e->fde_off + (u64)k[0].idx * e->fde_size;
+		return -EBADMSG;
+	}
+	ret = sfu_read_fde(sec, e, k[0].idx, &fde, mode);
+	if (ret)
+		return ret;
+	fde.size = size;
+	return sfu_validate_fde(sec, &fde, mode);
+}
+
+static int sfu_validate_elem(struct sfu_section *sec,
+			     const struct sfu_elem *e, enum sfu_mem mode)
+{
+	struct sfu_vkey *keys;
+	u64 rows = 0;
+	u32 i, n;
+	int ret;
+
+	if (!e->num_fdes)
+		return 0;
+	keys = sfu_alloc_array(e->num_fdes, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	ret = sfu_vkeys_read(sec, e, keys, mode);
+	if (ret)
+		goto free_keys;
+	sfu_sort(keys, e->num_fdes, sizeof(*keys), sfu_vkey_cmp);
+	for (i = 0; i < e->num_fdes; i += n) {
+		for (n = 1; i + n < e->num_fdes &&
+		     keys[i + n].fres_off == keys[i].fres_off; n++)
+			;
+		ret = sfu_validate_group(sec, e, &keys[i], n, &rows, mode);
+		if (ret)
+			break;
+		sfu_cond_resched();
+	}
+free_keys:
+	sfu_free(keys);
+	return ret;
 }
 
 /**
@@ -389,8 +479,10 @@ static int sfu_validate_elem(struct sfu_section *sec,
  *
  * Reads every descriptor and row and decodes every rule, so that a section
  * that passes cannot fail a lookup for being corrupt (unless it changes).
- * The FDEs of an element may not claim more rows in all than its header
- * counts, which bounds the work by the section size.
+ * FDEs may share rows (identical sequences at one offset, as compacted
+ * sections have); each distinct sequence is read once, and together they
+ * may not hold more rows than the header counts, which bounds the work by
+ * the section size.
  *
  * Return: 0 or the first error; @sec->diag says where.
  */

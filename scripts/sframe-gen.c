@@ -725,6 +725,85 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 	return n;
 }
 
+/* ---- compaction ---- */
+
+#define GEN_FNV_OFFSET		0xcbf29ce484222325ull
+#define GEN_FNV_PRIME		0x100000001b3ull
+
+static u64 gen_hash(u64 h, const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * GEN_FNV_PRIME;
+	return h;
+}
+
+/* What must be equal for two FDEs to share one copy of their rows. */
+static u64 gen_rows_hash(const struct sfu_enc_fde *d)
+{
+	u8 attr[] = { d->pc_type, d->rep_size, d->fde_type, d->signal,
+		      d->pauth_key };
+	const struct sfu_enc_fre *f;
+	u64 h = GEN_FNV_OFFSET;
+	u32 i;
+
+	h = gen_hash(h, attr, sizeof(attr));
+	h = gen_hash(h, &d->nr_fres, sizeof(d->nr_fres));
+	for (i = 0; i < d->nr_fres; i++) {
+		f = &d->fres[i];
+		h = gen_hash(h, &f->start, sizeof(f->start));
+		h = gen_hash(h, &f->base, sizeof(f->base));
+		h = gen_hash(h, &f->mangled, sizeof(f->mangled));
+		h = gen_hash(h, &f->ctrl_mask, sizeof(f->ctrl_mask));
+		h = gen_hash(h, f->words, f->nr_words * sizeof(f->words[0]));
+	}
+	return h;
+}
+
+static bool gen_same_rows(const struct sfu_enc_fde *a,
+			  const struct sfu_enc_fde *b)
+{
+	u32 i;
+
+	if (a->pc_type != b->pc_type || a->rep_size != b->rep_size ||
+	    a->fde_type != b->fde_type || a->signal != b->signal ||
+	    a->pauth_key != b->pauth_key || a->nr_fres != b->nr_fres)
+		return false;
+	for (i = 0; i < a->nr_fres; i++)
+		if (a->fres[i].start != b->fres[i].start ||
+		    !gen_same_fre(&a->fres[i], &b->fres[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Store identical row sequences once: each FDE whose rows an earlier FDE
+ * already has points at that FDE's copy.  Open addressing on a table of
+ * FDE indexes twice the size of the FDE count.
+ */
+static int gen_share(struct gen *g, struct sfu_enc_fde *fdes, u32 n)
+{
+	u32 cap = 2 * n + 1, *slot, i, at;
+
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return gen_oom();
+	for (i = 0; i < n; i++) {
+		at = gen_rows_hash(&fdes[i]) % cap;
+		while (slot[at] && !gen_same_rows(&fdes[slot[at] - 1], &fdes[i]))
+			at = (at + 1) % cap;
+		if (slot[at]) {
+			fdes[i].share = slot[at];
+			g->shared_fdes++;
+		} else {
+			slot[at] = i + 1;
+		}
+	}
+	free(slot);
+	return 0;
+}
+
 static int gen_write_file(const char *path, const u8 *buf, size_t len,
 			  mode_t mode)
 {
@@ -765,7 +844,20 @@ static int gen_encode(struct gen *g, u8 **bufp)
 	ret = gen_check_v2(g, fdes, n);
 	if (ret)
 		goto free_fdes;
+	g->plain_bytes = sfu_encode(&p, fdes, n, NULL, 0);
+	if (!g->o->no_compact) {
+		p.tight_starts = true;
+		ret = gen_share(g, fdes, n);
+		if (ret)
+			goto free_fdes;
+	}
 	len = sfu_encode(&p, fdes, n, NULL, 0);
+	if (len < 0) {
+		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
+			g->o->in, strerror((int)-len));
+		ret = (int)len;
+		goto free_fdes;
+	}
 	buf = malloc(len);
 	if (!buf) {
 		ret = gen_oom();
@@ -877,7 +969,8 @@ static void gen_stats(const struct gen *g)
 	       t.emitted[SFRAME_FDE_TYPE_DEFAULT],
 	       t.emitted[SFRAME_FDE_TYPE_FLEX], t.nr_cut);
 	printf("  FREs      %8u\n", g->nr_fres);
-	printf("  bytes     %8" PRIu64 "\n", g->out_bytes);
+	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
+	       g->out_bytes, g->plain_bytes, g->shared_fdes);
 	printf("  skipped   %8u  functions\n", t.nr_skipped);
 	gen_print_whys("skipped", t.skipped);
 	gen_print_whys("cut", t.cut);
@@ -1005,6 +1098,7 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "dump-rows", no_argument, NULL, 'd' },
 		{ "embed", required_argument, NULL, 'e' },
+		{ "no-compact", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -1038,6 +1132,9 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 			break;
 		case 'e':
 			o->embed = optarg;
+			break;
+		case 'n':
+			o->no_compact = true;
 			break;
 		default:
 			gen_usage();

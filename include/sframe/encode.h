@@ -30,6 +30,11 @@ struct sfu_enc_fde {
 	u8 pauth_key;		/* AArch64 key id */
 	u32 nr_fres;
 	const struct sfu_enc_fre *fres;
+	/*
+	 * 1 + the index of an earlier FDE whose rows (and, in V3, function
+	 * attributes) this one has too: they are stored once.  0: its own.
+	 */
+	u32 share;
 };
 
 struct sfu_enc_params {
@@ -43,6 +48,7 @@ struct sfu_enc_params {
 	u64 vaddr;		/* where the section will be in the target */
 	u8 fre_type;		/* SFU_ENC_AUTO or SFRAME_FRE_TYPE_ADDR* */
 	u8 word_size;		/* SFU_ENC_AUTO or SFRAME_FRE_DATAWORD_* */
+	bool tight_starts;	/* AUTO FRE type by the last row, not the size */
 };
 
 s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
