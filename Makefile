@@ -29,7 +29,7 @@ TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
 GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c \
-		   scripts/elf-embed.c
+		   scripts/elf-embed.c scripts/sframe-reenc.c
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
@@ -49,7 +49,7 @@ scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
 		$(DECODER_SRCS)
 
 scripts/sframe-gen: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
-		    scripts/elf-embed.h \
+		    scripts/elf-embed.h scripts/sframe-reenc.h \
 		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 

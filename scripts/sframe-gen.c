@@ -2,13 +2,21 @@
 /*
  * sframe-gen: derive an SFrame section from the .eh_frame of an ELF file.
  *
- *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] -o OUT ELF
+ *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] [--no-compact]
+ *              [-o OUT] [--embed COPY] ELF
+ *   sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF
  *   sframe-gen --dump-rows ELF
  *     --version=N   SFrame version to write: 3 (default) or 2
  *     --vaddr ADDR  address the section is encoded for (default 0)
  *     --stats       print FDEs, FREs, bytes and the functions left out
  *     -v            name every function left out or cut, and why
+ *     --no-compact  one copy of the rows per function (see below)
  *     -o OUT        the raw section
+ *     --embed COPY  a copy of ELF with the section embedded, covered by
+ *                   PT_GNU_SFRAME (scripts/elf-embed.c); the section is
+ *                   encoded for where it lands, so no --vaddr
+ *     --from-v1     upgrade ELF's own SFrame section (binutils 2.40 writes
+ *                   V1) to V3 instead of reading .eh_frame
  *     --dump-rows   print the CFI interpreter's rows instead, one line per
  *                   row: "START END RULE" (decimal, [START, END)), RULE in
  *                   the words of sfu_rule_format(); for the tests, and for
@@ -21,6 +29,10 @@
  * the default FDE cannot hold (CFA = *(reg + off) under DRAP, CFA based on
  * another register, RA or FP in a register or at a register-based address).
  * Consecutive rows that encode the same FRE are merged.
+ *
+ * Compaction: functions with identical rows (and, in V3, the same function
+ * attributes) point at one copy of them, and FRE start offsets are sized
+ * by a function's last row rather than its length.
  *
  * The output is a raw section, FDEs sorted, with
  * SFRAME_F_FDE_FUNC_START_PCREL: each function start is stored relative to
@@ -49,6 +61,7 @@
 #include "eh-frame.h"
 #include "elf-embed.h"
 #include "elf-sframe.h"
+#include "sframe-reenc.h"
 
 /* Indexes of the registers the rows carry. */
 #define GEN_RA			0
@@ -69,6 +82,7 @@
 #define GEN_MODE_DATA		0644
 #define GEN_MODE_DEFAULT	0755
 #define GEN_MODE_MASK		07777
+#define GEN_ERR_MAX		256
 
 /* Why a function, or the rest of one, has no SFrame description. */
 enum gen_why {
@@ -176,7 +190,7 @@ struct gen_opts {
 	bool no_compact;
 	const char *out;
 	const char *embed;
-	const char *from_v1;
+	bool from_v1;
 	const char *in;
 };
 
@@ -827,13 +841,39 @@ static int gen_write_file(const char *path, const u8 *buf, size_t len,
 	return 0;
 }
 
-/* The section, in a buffer the caller frees. */
+/* Encode @fdes, compacted unless told not to, into a buffer to free. */
+static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
+			   struct sfu_enc_params *p, u8 **bufp)
+{
+	s64 len;
+	int ret;
+
+	g->plain_bytes = sfu_encode(p, fdes, n, NULL, 0);
+	if (!g->o->no_compact) {
+		p->tight_starts = true;
+		ret = gen_share(g, fdes, n);
+		if (ret)
+			return ret;
+	}
+	len = sfu_encode(p, fdes, n, NULL, 0);
+	if (len < 0) {
+		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
+			g->o->in, strerror((int)-len));
+		return (int)len;
+	}
+	*bufp = malloc(len);
+	if (!*bufp)
+		return gen_oom();
+	sfu_encode(p, fdes, n, *bufp, len);
+	g->out_bytes = len;
+	return 0;
+}
+
+/* The section generated from .eh_frame. */
 static int gen_encode(struct gen *g, u8 **bufp)
 {
 	struct sfu_enc_fde *fdes = calloc(g->nr_fdes + 1, sizeof(*fdes));
 	struct sfu_enc_params p;
-	u8 *buf;
-	s64 len;
 	u32 n;
 	int ret;
 
@@ -842,31 +882,8 @@ static int gen_encode(struct gen *g, u8 **bufp)
 	n = gen_enc_fdes(g, fdes);
 	gen_enc_params(g, &p);
 	ret = gen_check_v2(g, fdes, n);
-	if (ret)
-		goto free_fdes;
-	g->plain_bytes = sfu_encode(&p, fdes, n, NULL, 0);
-	if (!g->o->no_compact) {
-		p.tight_starts = true;
-		ret = gen_share(g, fdes, n);
-		if (ret)
-			goto free_fdes;
-	}
-	len = sfu_encode(&p, fdes, n, NULL, 0);
-	if (len < 0) {
-		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
-			g->o->in, strerror((int)-len));
-		ret = (int)len;
-		goto free_fdes;
-	}
-	buf = malloc(len);
-	if (!buf) {
-		ret = gen_oom();
-		goto free_fdes;
-	}
-	sfu_encode(&p, fdes, n, buf, len);
-	g->out_bytes = len;
-	*bufp = buf;
-free_fdes:
+	if (!ret)
+		ret = gen_encode_fdes(g, fdes, n, &p, bufp);
 	free(fdes);
 	return ret;
 }
@@ -892,6 +909,19 @@ static int gen_embed(struct gen *g, const struct sfu_file *in,
 	return ret;
 }
 
+static int gen_output(struct gen *g, const struct sfu_file *in,
+		      struct sfu_embed *plan, const u8 *buf)
+{
+	int ret = 0;
+
+	if (g->o->out)
+		ret = gen_write_file(g->o->out, buf, g->out_bytes,
+				     GEN_MODE_DATA);
+	if (!ret && g->o->embed)
+		ret = gen_embed(g, in, plan, buf);
+	return ret;
+}
+
 static int gen_write(struct gen *g, const struct sfu_file *in,
 		     struct sfu_embed *plan)
 {
@@ -899,12 +929,48 @@ static int gen_write(struct gen *g, const struct sfu_file *in,
 	int ret;
 
 	ret = gen_encode(g, &buf);
-	if (!ret && g->o->out)
-		ret = gen_write_file(g->o->out, buf, g->out_bytes,
-				     GEN_MODE_DATA);
-	if (!ret && g->o->embed)
-		ret = gen_embed(g, in, plan, buf);
+	if (!ret)
+		ret = gen_output(g, in, plan, buf);
 	free(buf);
+	return ret;
+}
+
+/*
+ * --from-v1: the file's own SFrame section (binutils 2.40 writes V1, but
+ * any version is read), decoded and written again as V3.
+ */
+static int gen_from_v1(struct gen *g, const struct sfu_file *in,
+		       struct sfu_embed *plan)
+{
+	char err[GEN_ERR_MAX];
+	struct sfu_enc_params p;
+	struct sfu_reenc r;
+	struct sfu_blob blob;
+	u8 *buf = NULL;
+	int ret;
+
+	if (sfu_find_sframe(in, &blob) || !blob.machine) {
+		fprintf(stderr, "sframe-gen: %s: no SFrame section to upgrade\n",
+			g->o->in);
+		return -ENOENT;
+	}
+	ret = sfu_reenc_load(blob.data, blob.size, blob.vaddr, &r, err,
+			     sizeof(err));
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s: %s\n", g->o->in,
+			blob.name, err);
+		return ret;
+	}
+	sfu_reenc_v3_params(&r, g->o->vaddr, &p);
+	ret = gen_encode_fdes(g, r.fdes, r.nr_fdes, &p, &buf);
+	if (!ret)
+		ret = gen_output(g, in, plan, buf);
+	if (!ret && g->o->stats)
+		printf("sframe-gen: %s: V%u section, %" PRIu64 " bytes, %u FDEs: V3 %" PRIu64 " bytes (%" PRIu64 " without compaction, %u FDEs share rows)\n",
+		       g->o->in, r.version, blob.size, r.nr_fdes,
+		       g->out_bytes, g->plain_bytes, g->shared_fdes);
+	free(buf);
+	sfu_reenc_free(&r);
 	return ret;
 }
 
@@ -1082,7 +1148,9 @@ static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
 
 static void gen_usage(void)
 {
-	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] -o OUT ELF\n",
+	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] [--no-compact]\n"
+	      "                  [-o OUT] [--embed COPY] ELF\n", stderr);
+	fputs("       sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF\n",
 	      stderr);
 	fputs("       sframe-gen --dump-rows ELF\n", stderr);
 	exit(GEN_EXIT_USAGE);
@@ -1099,6 +1167,7 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "dump-rows", no_argument, NULL, 'd' },
 		{ "embed", required_argument, NULL, 'e' },
 		{ "no-compact", no_argument, NULL, 'n' },
+		{ "from-v1", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -1135,6 +1204,9 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 			break;
 		case 'n':
 			o->no_compact = true;
+			break;
+		case 'f':
+			o->from_v1 = true;
 			break;
 		default:
 			gen_usage();
@@ -1209,6 +1281,10 @@ int main(int argc, char **argv)
 			goto free_all;
 		}
 		o.vaddr = plan.sframe_vaddr;
+	}
+	if (o.from_v1) {
+		ret = gen_from_v1(&g, &f, &plan);
+		goto free_all;
 	}
 	ret = gen_read(&g, gen_function);
 	if (ret)

@@ -466,6 +466,43 @@ check_embed() {
 	fi
 }
 
+# check_from_v1 NAME CC: a gas-built (V1) program upgraded with --from-v1
+# keeps every rule of its V1 section, and agrees with sframe-gen's own V3
+# for the same program wherever both describe an address.
+check_from_v1() {
+	local name=$1 cc=$2 bin=$out/$1 res
+
+	if ! "$cc" -O2 -Wa,--gsframe -o "$bin" "$root/scripts/tests/corpus-src.c"; then
+		not_ok "$name: compile with --gsframe"
+		return
+	fi
+	if ! "$gen" --from-v1 --stats --vaddr $v3_vaddr -o "$bin.up" "$bin" \
+		> "$bin.up.stats" 2>&1 ||
+	   ! "$gen" --vaddr $v3_vaddr -o "$bin.gen" "$bin" 2>> "$bin.up.stats"; then
+		not_ok "$name: sframe-gen --from-v1 failed"
+		indent < "$bin.up.stats"
+		return
+	fi
+	"$dump" --expand "$bin" > "$bin.v1.expand"
+	"$dump" --expand --vaddr $v3_vaddr "$bin.up" > "$bin.up.expand"
+	"$dump" --expand --vaddr $v3_vaddr "$bin.gen" > "$bin.gen.expand"
+	if [ -s "$bin.v1.expand" ] && cmp -s "$bin.v1.expand" "$bin.up.expand"; then
+		ok "$name: --from-v1 V3 has the V1 rule at all $(wc -l < "$bin.v1.expand") addresses ($(sed 's/.*: //' "$bin.up.stats"))"
+	else
+		not_ok "$name: --from-v1 output differs from the V1 section"
+		diff "$bin.v1.expand" "$bin.up.expand" | head -5 | indent
+	fi
+	res=$(join <(awk '{ print $1, $2, $3, $4 }' "$bin.up.expand" | sort) \
+		   <(awk '{ print $1, $2, $3, $4 }' "$bin.gen.expand" | sort) |
+	      awk '{ n++ } $2 != $5 || $3 != $6 || $4 != $7 { bad++ }
+		   END { print n + 0, bad + 0 }')
+	if [ "${res#* }" = 0 ] && [ "${res% *}" -gt 0 ]; then
+		ok "$name: --from-v1 and .eh_frame-derived V3 agree at all ${res% *} addresses both describe"
+	else
+		not_ok "$name: --from-v1 and .eh_frame-derived V3 differ (${res#* } of ${res% *})"
+	fi
+}
+
 # expect_rule NAME EXPAND PATTERN: a rule the generator must have produced.
 expect_rule() {
 	if grep -q -- "$3" "$2"; then
@@ -862,6 +899,14 @@ for arch in aarch64 s390x; do
 	[ -x "$out/$arch-corpus-O2" ] &&
 		check_embed "$arch-corpus-O2" "$out/$arch-corpus-O2"
 done
+
+# binutils 2.40's V1 sections upgraded to V3.
+check_from_v1 v1-x86_64 gcc
+if command -v aarch64-linux-gnu-gcc > /dev/null; then
+	check_from_v1 v1-aarch64 aarch64-linux-gnu-gcc
+else
+	skip v1-aarch64 "no aarch64-linux-gnu-gcc"
+fi
 
 # The flexible paths must have been taken where the input needs them.
 if [ -f "$out/drap.v3.expand" ]; then
