@@ -618,12 +618,30 @@ static int ehf_parse_fde(struct ehf_section *s, const struct ehf_rec *r,
 	return 0;
 }
 
-static bool ehf_zero_from(const struct ehf_section *s, u64 off)
+/* Offset of the first non-zero byte at or after @off, or the size. */
+static u64 ehf_nonzero_from(const struct ehf_section *s, u64 off)
 {
-	for (; off < s->size; off++)
-		if (s->data[off])
-			return false;
-	return true;
+	while (off < s->size && !s->data[off])
+		off++;
+	return off;
+}
+
+/*
+ * Where to go on from a terminator whose record ends at @pos: the end of
+ * the section if nothing but zeros follows, else past the zero lengths
+ * before the next non-zero byte, which are terminators too.  Skipping them
+ * in one step keeps a long run of zeros from being rescanned for each.
+ */
+static u64 ehf_after_terminator(const struct ehf_section *s, u64 pos)
+{
+	u64 nz;
+
+	if (s->to_terminator)
+		return s->size;
+	nz = ehf_nonzero_from(s, pos);
+	if (nz == s->size)
+		return nz;
+	return pos + (nz - pos) / EHF_LEN32_SIZE * EHF_LEN32_SIZE;
 }
 
 /**
@@ -653,8 +671,7 @@ int ehf_next_fde(struct ehf_section *s, struct ehf_iter *it,
 			return ret;
 		it->pos = r.end;
 		if (r.terminator) {
-			if (s->to_terminator || ehf_zero_from(s, it->pos))
-				it->pos = s->size;
+			it->pos = ehf_after_terminator(s, it->pos);
 			continue;
 		}
 		if (r.id != EHF_CIE_ID) {
@@ -892,6 +909,8 @@ static int ehf_get_expr(struct ehf_cur *c, struct ehf_loc *l)
 	if (len > c->end - c->pos)
 		return ehf_bad(c->s, c->pos, "expression past the instructions");
 	memset(l, 0, sizeof(*l));
+	l->expr = c->pos;
+	l->expr_len = len;
 	ehf_expr_decompose(c->s, c->pos, c->pos + len, l);
 	c->pos += len;
 	return 0;

@@ -161,6 +161,8 @@ struct ehf_loc {
 	bool cfa_based;
 	u32 reg;
 	s64 off;
+	u64 expr;		/* an expression's bytes: section offset */
+	u64 expr_len;
 };
 
 /* The rules in force over [pc, end). */

@@ -211,6 +211,8 @@ struct gen {
 	u64 out_bytes;
 	u64 plain_bytes;	/* the same section without FRE sharing */
 	u32 shared_fdes;	/* FDEs whose FREs another FDE already has */
+	u32 nr_eh_fdes;		/* FDEs in .eh_frame */
+	u32 nr_plt;		/* PLT FDEs made from ld's CFA expression */
 };
 
 /* ---- rows to FREs ---- */
@@ -578,18 +580,128 @@ static void gen_warn_cfi(struct gen *g, const struct ehf_fde *fde)
 		g->o->in, g->eh.err.off, g->eh.err.what, fde->pc_begin);
 }
 
-static int gen_function(struct gen *g, const struct ehf_fde *fde)
+/* ---- PLT ---- */
+
+/*
+ * ld's x86-64 lazy PLT: after PLT0, 16-byte entries whose CFA is
+ * rsp + 8 + (((rip & 15) >= T) << 3): 8 until the entry's push, 16 after.
+ * T is 11 for the classic entry (jmp *GOT; push n; jmp PLT0), 10 with
+ * the IBT layout.  SFrame says that with a PCMASK FDE.
+ */
+#define GEN_PLT_ENTRY		16
+#define GEN_PLT_CFA_IN		8
+#define GEN_PLT_CFA_PUSHED	16
+#define GEN_DW_OP_LIT0		0x30
+#define GEN_PLT_LIT_AT		6
+
+static const u8 gen_plt_expr[] = {
+	0x77, 0x08,		/* DW_OP_breg7 (rsp): 8 */
+	0x80, 0x00,		/* DW_OP_breg16 (rip): 0 */
+	0x3f,			/* DW_OP_lit15 */
+	0x1a,			/* DW_OP_and */
+	0x00,			/* DW_OP_lit<T> */
+	0x2a,			/* DW_OP_ge */
+	0x33,			/* DW_OP_lit3 */
+	0x24,			/* DW_OP_shl */
+	0x22,			/* DW_OP_plus */
+};
+
+/* T if @l is the PLT's CFA expression, else 0. */
+static u32 gen_plt_threshold(const struct gen *g, const struct ehf_loc *l)
+{
+	const u8 *e = g->eh.data + l->expr;
+	u32 t, i;
+
+	if (g->arch->machine != EM_X86_64 || l->kind != EHF_RULE_COMPLEX ||
+	    l->expr_len != sizeof(gen_plt_expr) ||
+	    l->expr > g->eh.size || g->eh.size - l->expr < l->expr_len)
+		return 0;
+	for (i = 0; i < sizeof(gen_plt_expr); i++)
+		if (i != GEN_PLT_LIT_AT && e[i] != gen_plt_expr[i])
+			return 0;
+	t = e[GEN_PLT_LIT_AT] - GEN_DW_OP_LIT0;
+	return t && t < GEN_PLT_ENTRY ? t : 0;
+}
+
+static struct gen_fde *gen_new_fde(struct gen *g)
 {
 	struct gen_fde *d;
-	int ret;
 
 	d = gen_grow(g->fdes, &g->cap_fdes, g->nr_fdes + 1, sizeof(*d),
 		     GEN_FDES_GROW);
 	if (!d)
-		return -ENOMEM;
+		return NULL;
 	g->fdes = d;
 	d = &g->fdes[g->nr_fdes++];
 	memset(d, 0, sizeof(*d));
+	return d;
+}
+
+/*
+ * A function cut at a last row with the PLT expression, on a 16-byte
+ * boundary: the rest becomes a PCMASK FDE (a new one, counting no CFI
+ * bytes of its own, if the rows before it were emitted).
+ */
+static int gen_plt(struct gen *g, u32 idx)
+{
+	struct gen_fde *d = &g->fdes[idx], *p;
+	const struct ehf_row *row = &g->rows[g->nr_rows - 1];
+	struct sfu_enc_fre *fres;
+	u32 t;
+
+	if (!d->why || d->why_pc != row->pc || row->pc % GEN_PLT_ENTRY)
+		return 0;
+	t = gen_plt_threshold(g, &row->cfa);
+	if (!t)
+		return 0;
+	fres = gen_grow(g->fres, &g->cap_fres, g->nr_fres + 2, sizeof(*fres),
+			GEN_FRES_GROW);
+	if (!fres)
+		return -ENOMEM;
+	g->fres = fres;
+	p = d;
+	if (d->emitted) {
+		p = gen_new_fde(g);
+		if (!p)
+			return -ENOMEM;
+		d = &g->fdes[idx];
+		*p = *d;
+		d->why = WHY_NONE;
+		p->full_size = 0;
+	}
+	p->start = row->pc;
+	p->size = d->start + d->full_size - row->pc;
+	p->pc_type = SFRAME_FDE_TYPE_PCMASK;
+	p->rep_size = GEN_PLT_ENTRY;
+	p->fde_type = SFRAME_FDE_TYPE_DEFAULT;
+	p->why = WHY_NONE;
+	p->emitted = true;
+	p->fre_first = g->nr_fres;
+	p->nr_fres = 2;
+	fres = &g->fres[g->nr_fres];
+	memset(fres, 0, 2 * sizeof(*fres));
+	fres[0].base = SFRAME_BASE_REG_SP;
+	fres[0].nr_words = 1;
+	fres[0].words[0] = GEN_PLT_CFA_IN;
+	fres[1].start = t;
+	fres[1].base = SFRAME_BASE_REG_SP;
+	fres[1].nr_words = 1;
+	fres[1].words[0] = GEN_PLT_CFA_PUSHED;
+	g->nr_fres += 2;
+	g->nr_plt++;
+	return 0;
+}
+
+static int gen_function(struct gen *g, const struct ehf_fde *fde)
+{
+	u32 idx = g->nr_fdes;
+	struct gen_fde *d;
+	int ret;
+
+	g->nr_eh_fdes++;
+	d = gen_new_fde(g);
+	if (!d)
+		return -ENOMEM;
 	d->start = fde->pc_begin;
 	d->size = fde->pc_range;
 	d->full_size = fde->pc_range;
@@ -615,7 +727,10 @@ static int gen_function(struct gen *g, const struct ehf_fde *fde)
 		d->why = WHY_CFI;
 		return 0;
 	}
-	return gen_describe(g, d);
+	ret = gen_describe(g, d);
+	if (!ret)
+		ret = gen_plt(g, idx);
+	return ret;
 }
 
 /* ---- the whole section ---- */
@@ -1028,13 +1143,15 @@ static void gen_stats(const struct gen *g)
 	printf("sframe-gen: %s: SFrame V%u for %s at vaddr 0x%" PRIx64 "\n",
 	       g->o->in, g->o->version, g->arch->name, g->o->vaddr);
 	printf("  .eh_frame %8" PRIu64 " bytes, %u CIEs, %u FDEs\n",
-	       g->eh.size, g->eh.nr_cies, g->nr_fdes);
+	       g->eh.size, g->eh.nr_cies, g->nr_eh_fdes);
 	printf("  FDEs      %8u  (%u default, %u flex), %u cut short\n",
 	       t.emitted[SFRAME_FDE_TYPE_DEFAULT] +
 	       t.emitted[SFRAME_FDE_TYPE_FLEX],
 	       t.emitted[SFRAME_FDE_TYPE_DEFAULT],
 	       t.emitted[SFRAME_FDE_TYPE_FLEX], t.nr_cut);
 	printf("  FREs      %8u\n", g->nr_fres);
+	if (g->nr_plt)
+		printf("  PLT       %8u  PCMASK FDEs\n", g->nr_plt);
 	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
 	       g->out_bytes, g->plain_bytes, g->shared_fdes);
 	printf("  skipped   %8u  functions\n", t.nr_skipped);
@@ -1106,10 +1223,34 @@ static void gen_loc_text(const struct gen_arch *a, const struct ehf_loc *l,
 		snprintf(buf, len, "%s", base);
 }
 
-static void gen_dump_row(const struct gen_arch *a, const struct ehf_row *r)
+static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
 {
+	const struct gen_arch *a = g->arch;
 	char cfa[GEN_TEXT_MAX], ra[GEN_TEXT_MAX], fp[GEN_TEXT_MAX];
+	u32 t = gen_plt_threshold(g, &r->cfa);
+	struct ehf_row part = *r;
+	u64 blk;
 
+	if (t) {
+		/* The PLT rule entry by entry, as two plain rows each. */
+		for (blk = r->pc - r->pc % GEN_PLT_ENTRY; blk < r->end;
+		     blk += GEN_PLT_ENTRY) {
+			part.cfa.kind = EHF_RULE_LOC;
+			part.cfa.reg = a->sp_reg;
+			part.cfa.off = GEN_PLT_CFA_IN;
+			part.pc = blk > r->pc ? blk : r->pc;
+			part.end = blk + t < r->end ? blk + t : r->end;
+			if (part.pc < part.end)
+				gen_dump_row(g, &part);
+			part.cfa.off = GEN_PLT_CFA_PUSHED;
+			part.pc = blk + t > r->pc ? blk + t : r->pc;
+			part.end = blk + GEN_PLT_ENTRY < r->end ?
+				   blk + GEN_PLT_ENTRY : r->end;
+			if (part.pc < part.end)
+				gen_dump_row(g, &part);
+		}
+		return;
+	}
 	printf("%" PRIu64 " %" PRIu64 " ", r->pc, r->end);
 	if (r->reg[GEN_RA].kind == EHF_RULE_UNDEF) {
 		printf("outermost\n");
@@ -1140,7 +1281,7 @@ static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
 		return 0;
 	}
 	for (i = 0; i < g->nr_rows; i++)
-		gen_dump_row(g->arch, &g->rows[i]);
+		gen_dump_row(g, &g->rows[i]);
 	return 0;
 }
 

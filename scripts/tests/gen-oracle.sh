@@ -99,8 +99,15 @@ readelf_rules() {
 		sub(/.*: /, "", off)
 		return reg " " off " " (k - 1)
 	}
-	# The value an expression computes, with @extra more loads.
+	# The value an expression computes, with @extra more loads; ld'"'"'s
+	# x86-64 PLT CFA, rsp + 8 + (((rip & 15) >= T) << 3), as "pltT".
 	function expr_value(t, extra,   e, f) {
+		if (extra == 0 && match(t, /^DW_OP_breg7 \(rsp\): 8; DW_OP_breg16 \(rip\): 0; DW_OP_lit15; DW_OP_and; DW_OP_lit[0-9]+; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus$/)) {
+			e = t
+			sub(/.*DW_OP_and; DW_OP_lit/, "", e)
+			sub(/;.*/, "", e)
+			return "plt" e
+		}
 		e = parse_expr(t)
 		if (e == "")
 			return "?exp"
@@ -189,13 +196,31 @@ readelf_rules() {
 			return ra
 		return "cfa=" cfa " ra=" ra " fp=" fp
 	}
-	function emit(a, b, rule) {
+	function emit(a, b, rule,   t, rest, blk) {
 		if (a < lo)
 			a = lo
 		if (b > hi)
 			b = hi
-		if (a < b)
-			printf "%.0f %.0f %s\n", a, b, rule
+		if (rule !~ /^cfa=plt[0-9]+ /) {
+			if (a < b)
+				printf "%.0f %.0f %s\n", a, b, rule
+			return
+		}
+		# The PLT rule, 16-byte entry by entry.
+		t = substr(rule, 8, index(rule, " ") - 8) + 0
+		rest = substr(rule, index(rule, " "))
+		for (blk = a - a % 16; blk < b; blk += 16) {
+			emit_part(a, b, blk, blk + t, "cfa=sp+8" rest)
+			emit_part(a, b, blk + t, blk + 16, "cfa=sp+16" rest)
+		}
+	}
+	function emit_part(a, b, x, y, rule) {
+		if (x < a)
+			x = a
+		if (y > b)
+			y = b
+		if (x < y)
+			printf "%.0f %.0f %s\n", x, y, rule
 	}
 	function flush() {
 		if (in_rec && is_fde && nrows)
