@@ -9,7 +9,7 @@
 #   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
-#   make fuzz-smoke      libFuzzer on the decoder for FUZZ_SECONDS
+#   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make style           checkpatch.pl on the sources
 
@@ -65,6 +65,13 @@ $(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
 		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-decode.c \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
+$(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c scripts/eh-frame.c \
+		   scripts/elf-sframe.c scripts/eh-frame.h \
+		   scripts/elf-sframe.h $(SFRAME_HDRS) | $(O)
+	clang -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-ehframe.c \
+		scripts/eh-frame.c scripts/elf-sframe.c
+
 $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/fuzz-seed.c \
@@ -110,7 +117,7 @@ check-all:
 selftests:
 	scripts/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)
 
-fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed
+fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)
 
 bench-host: $(O)/bench-lookup

@@ -1,9 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Bounded libFuzzer run on the decoder: seeds from every version and ABI
-# plus the .sframe of the corpus binaries; fails on any crash, leak,
-# sanitizer report or timeout.
+# Bounded libFuzzer runs, the time split between two targets:
+#   fuzz-decode   the decoder; seeds from every version and ABI plus the
+#                 .sframe of the corpus binaries;
+#   fuzz-ehframe  the .eh_frame reader of sframe-gen; seeds are .eh_frame
+#                 sections of host binaries, a small ELF program (with and
+#                 without section headers) and, where cross compilers are
+#                 installed, arm64 and s390x objects.
+# Fails on any crash, leak, sanitizer report or timeout.
 set -eu
 
 seconds=${1:-60}
@@ -11,7 +16,53 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build
 seeds=$build/fuzz-seeds
 work=$build/fuzz-corpus
-mkdir -p "$seeds" "$work"
+eh_seeds=$build/fuzz-ehframe-seeds
+eh_work=$build/fuzz-ehframe-corpus
+# Each target gets half of the time, at least a second.
+eh_seconds=$((seconds / 2))
+[ "$eh_seconds" -ge 1 ] || eh_seconds=1
+dec_seconds=$((seconds - eh_seconds))
+[ "$dec_seconds" -ge 1 ] || dec_seconds=1
+# Host sections bigger than this would slow every run down.
+eh_seed_max=16384
+mkdir -p "$seeds" "$work" "$eh_seeds" "$eh_work"
+
+# fuzz TARGET SECONDS DIR...: run a target, report and fail on a finding.
+fuzz() {
+	local target=$1 secs=$2 status
+
+	shift 2
+	"$build/$target" -max_total_time="$secs" -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 "$@" 2>&1 | tail -25
+	status=${PIPESTATUS[0]}
+	if [ "$status" -ne 0 ]; then
+		echo "fuzz-smoke: $target FAILED (libFuzzer exit $status)"
+		exit 1
+	fi
+}
+
+# eh_seed OUT SELECTOR OBJCOPY ELF: ELF's .eh_frame as a raw-section input
+# of fuzz-ehframe, behind its selector byte (0 x86-64, 1 arm64, 2 s390x).
+eh_seed() {
+	local out=$1 sel=$2 objcopy=$3 elf=$4
+
+	if "$objcopy" -O binary --only-section=.eh_frame "$elf" "$out.raw" \
+			2> /dev/null && [ -s "$out.raw" ] &&
+			[ "$(stat -c %s "$out.raw")" -le "$eh_seed_max" ]; then
+		{ printf '%b' "\\0$sel"; cat "$out.raw"; } > "$out"
+	fi
+	rm -f "$out.raw"
+}
+
+# eh_cross ARCH SELECTOR: a cross-compiled object, raw and as an ELF file.
+eh_cross() {
+	local arch=$1 sel=$2 obj=$eh_seeds/obj-$1.o
+	local src=$root/scripts/tests/corpus-src.c
+
+	command -v "$arch-linux-gnu-gcc" > /dev/null || return 0
+	"$arch-linux-gnu-gcc" -O2 -c -o "$obj" "$src" || return 0
+	eh_seed "$eh_seeds/obj-$arch" "$sel" "$arch-linux-gnu-objcopy" "$obj"
+}
 
 "$build/fuzz-seed" "$seeds"
 # Real sections from gas, if the corpus test has built them.
@@ -26,13 +77,27 @@ for bin in "$build"/corpus/corpus-*; do
 	fi
 	rm -f "$sec.raw"
 done
-echo "fuzz-smoke: $(ls "$seeds" | wc -l) seeds, ${seconds}s"
-"$build/fuzz-decode" -max_total_time="$seconds" -timeout=10 \
-	-rss_limit_mb=2048 -print_final_stats=1 "$work" "$seeds" \
-	2>&1 | tail -25
-status=${PIPESTATUS[0]}
-if [ "$status" -ne 0 ]; then
-	echo "fuzz-smoke: FAILED (libFuzzer exit $status)"
-	exit 1
+
+for bin in /bin/true /usr/bin/env /bin/ls; do
+	if [ -f "$bin" ]; then
+		eh_seed "$eh_seeds/host-$(basename "$bin")" 0 objcopy "$bin"
+	fi
+done
+tiny=$eh_seeds/elf-tiny
+if cc -Os -s -Wl,-z,noseparate-code -o "$tiny" \
+		"$root/scripts/tests/corpus-src.c" 2> /dev/null; then
+	eh_seed "$eh_seeds/host-tiny" 0 objcopy "$tiny"
+	# No section headers (e_shoff = 0): found through PT_GNU_EH_FRAME.
+	cp "$tiny" "$tiny-phdr"
+	printf '\0\0\0\0\0\0\0\0' | dd of="$tiny-phdr" bs=1 seek=40 \
+		conv=notrunc status=none
 fi
+eh_cross x86_64 0
+eh_cross aarch64 1
+eh_cross s390x 2
+
+echo "fuzz-smoke: fuzz-decode $(ls "$seeds" | wc -l) seeds, ${dec_seconds}s"
+fuzz fuzz-decode "$dec_seconds" "$work" "$seeds"
+echo "fuzz-smoke: fuzz-ehframe $(ls "$eh_seeds" | wc -l) seeds, ${eh_seconds}s"
+fuzz fuzz-ehframe "$eh_seconds" "$eh_work" "$eh_seeds"
 echo "fuzz-smoke: no findings"
