@@ -5,22 +5,27 @@
 #
 # Usage: gen-oracle.sh [OUTDIR]     (default build/gen)
 #
-# Builds sframe-gen and sframe-dump into OUTDIR, then for each x86-64 test
-# binary (scripts/tests/corpus-src.c with -O2 -fomit-frame-pointer, -O0 and
-# -O2 -fno-omit-frame-pointer, a DRAP function, hand-written CFI, libc.so.6
-# and /bin/bash):
+# For each test binary (scripts/tests/corpus-src.c with -O2
+# -fomit-frame-pointer, -O0 and -O2 -fno-omit-frame-pointer, a DRAP
+# function, hand-written CFI; Debian's libc.so.6, ld-linux, libstdc++.so.6,
+# bash and python3 of the host; the corpus cross-compiled for aarch64 and
+# s390x, and Debian's arm64 and s390x packages of the same five, unpacked
+# with dpkg -x by scripts/fetch-debs.sh):
 #   - generates SFrame V3 (at a high --vaddr) and V2 (at --vaddr 0);
 #   - checks that the decoder accepts the section (sframe-dump --validate);
 #   - decodes the rule at every address (sframe-dump --expand --vaddr) and
 #     compares CFA, RA and FP with the rule in force at the same address in
 #     `readelf --debug-dump=frames-interp` (CFA/register "exp" entries are
-#     resolved from the expressions in `readelf --debug-dump=frames`).
-#     Every address SFrame describes must agree; the coverage printed is
-#     the addresses SFrame describes over the addresses with CFI;
+#     resolved from the expressions in `readelf --debug-dump=frames`, ld's
+#     x86-64 PLT expression entry by entry).  Every address SFrame
+#     describes must agree; the coverage printed is the addresses SFrame
+#     describes over the addresses with CFI;
 #   - compares every row of the CFI interpreter (sframe-gen --dump-rows),
 #     expressible in SFrame or not, with readelf's rows.
-# The row comparison also runs on aarch64 and s390x (big-endian) builds of
-# the corpus and on those architectures' libc.so.6, where installed.
+# Also: copies with the section embedded (--embed) have GNU_SFRAME, read
+# back as the raw section, and (x86-64: a test program and bash) still
+# run; gas-built V1 programs upgraded with --from-v1 keep every rule and
+# agree with the .eh_frame-derived V3.
 # Malformed .eh_frame copies must give an error naming the offset, never a
 # crash (sframe-gen is built with ASan and UBSan for them), and a file
 # without section headers is read through PT_GNU_EH_FRAME.
@@ -874,7 +879,8 @@ if gcc -shared -nostdlib -o "$out/cfi-asm.so" "$out/cfi-asm.s"; then
 else
 	not_ok "cfi-asm: assemble"
 fi
-for f in /lib/x86_64-linux-gnu/libc.so.6 /bin/bash; do
+for f in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
+	 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /bin/bash /usr/bin/python3; do
 	if [ -r "$f" ]; then
 		bins+=("$(basename "$f"):$f")
 	else
@@ -887,8 +893,7 @@ for b in "${bins[@]}"; do
 	check_binary "${b%%:*}" "${b#*:}"
 done
 
-# The other architectures, s390x big-endian: cross-compiled test programs
-# and the cross toolchains' libraries.
+# The other architectures, s390x big-endian: cross-compiled test programs.
 for arch in aarch64 s390x; do
 	if ! command -v "$arch-linux-gnu-gcc" > /dev/null; then
 		skip "$arch" "no $arch-linux-gnu-gcc"
@@ -904,13 +909,30 @@ for arch in aarch64 s390x; do
 			not_ok "$name: compile"
 		fi
 	done
-	lib=/usr/$arch-linux-gnu/lib/libc.so.6
-	rm -f "$out/$arch-libc.frames" "$out/$arch-libc.interp"
-	if [ -r "$lib" ]; then
-		check_binary "$arch-libc" "$lib" "$arch"
-	else
-		skip "$arch-libc" "$lib not installed"
+done
+
+# Debian's own binaries for those architectures, unpacked with dpkg -x.
+for arch in aarch64 s390x; do
+	deb_arch=$arch
+	[ "$arch" = aarch64 ] && deb_arch=arm64
+	if ! droot=$("$root/scripts/fetch-debs.sh" "$deb_arch" libc6 \
+		     libstdc++6 bash python3.11-minimal 2> "$out/$arch-debs.err"); then
+		skip "$arch Debian binaries" "fetch-debs.sh failed: $(tail -1 "$out/$arch-debs.err")"
+		continue
 	fi
+	ld=ld-linux-aarch64.so.1
+	[ "$arch" = s390x ] && ld=ld64.so.1
+	for f in "lib/$arch-linux-gnu/libc.so.6" "lib/$arch-linux-gnu/$ld" \
+		 "usr/lib/$arch-linux-gnu/libstdc++.so.6" bin/bash \
+		 usr/bin/python3.11; do
+		name=$arch-deb-$(basename "$f")
+		rm -f "$out/$name.frames" "$out/$name.interp"
+		if [ -r "$droot/$f" ]; then
+			check_binary "$name" "$(readlink -f "$droot/$f")" "$arch"
+		else
+			not_ok "$name: $f not in the unpacked packages"
+		fi
+	done
 done
 
 # Post-link injection: programs still run with the section embedded.
