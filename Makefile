@@ -11,6 +11,7 @@
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make bench-host      lookup cost for 1k..1M FDEs
+#   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
@@ -33,7 +34,7 @@ GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
-	fuzz-smoke bench-host style help selftests demo kunit
+	fuzz-smoke bench-host style help selftests demo kunit sizes
 
 all: $(HOST_TOOLS)
 
@@ -119,6 +120,9 @@ selftests:
 
 fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+sizes: scripts/sframe-gen
+	scripts/tests/sizes.sh $(O)/sizes
 
 bench-host: $(O)/bench-lookup
 	scripts/tests/bench-host.sh $(O)/bench-lookup
