@@ -39,7 +39,8 @@ kver=$2
 shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
-unwind_chain unwind_fp_fallback.sh unwind_async unwind_deferred unwind_signal
+unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
+unwind_deferred unwind_signal
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh"
 hostfs=""
@@ -252,20 +253,44 @@ unwind_cc() {
 	"$cc" -c -o "$obj" "$obj.sframe.s"
 }
 
+# Copy the ELF file $1 to $2 with the V3 .sframe that scripts/sframe-gen
+# derives from its .eh_frame, in a new PT_LOAD covered by PT_GNU_SFRAME;
+# the segment must start with the section, whose header says version 3.
+gen_embed() {
+	local in=$1 outf=$2 sfaddr hdr
+
+	"$root/scripts/sframe-gen" --embed "$outf" "$in" ||
+		die "sframe-gen --embed $in failed"
+	sfaddr=$(readelf -lW "$outf" | awk '$1 == "GNU_SFRAME" { print $3 }')
+	[ -n "$sfaddr" ] || die "$outf has no PT_GNU_SFRAME"
+	hdr=$(readelf -x .sframe "$outf" | awk '$1 ~ /^0x/ && !n++ {
+		print $1, substr($2, 1, 6) }')
+	case $hdr in
+	"$(printf '0x%08x' "$sfaddr") "e2de03|\
+	"$(printf '0x%08x' "$sfaddr") "dee203) ;;
+	*) die "$outf: .sframe at $sfaddr starts \"$hdr\", not a V3 header" ;;
+	esac
+}
+
 # The unwinder selftests' programs (selftests/unwind/): dynamic, -rdynamic
 # so that they can name their own frames with dladdr(), -O2
 # -fomit-frame-pointer with SFrame, the call chain through libsfu_uw.so;
-# and the chain again without SFrame, with frame pointers (s390x: the
-# back chain, its fallback) and with neither, programs and library alike.
+# the chain again without SFrame, with frame pointers (s390x: the back
+# chain, its fallback) and with neither, programs and library alike; and
+# once more built without SFrame (the DRAP function as it is), then given
+# V3 sections by scripts/sframe-gen --embed: unwind_chain_gen on
+# libsfu_uw_gen.so, built with -DUW_SFRAME_GEN.
 build_unwind_tests() {
 	local src=$root/selftests/unwind b=$out/unwind
 	local gbin=$r/selftests/unwind glib=$r/selftests/lib
 	local wflags="-Wall -Werror -I$src -I$ksft"
 	local uflags="-O2 -fomit-frame-pointer $wflags"
 	local fpflags="-O2 -fno-omit-frame-pointer $wflags"
+	local gen=$b/gen-plain
 	local t v vflags f
 
 	[ "$arch" = s390x ] && fpflags="-O2 -mbackchain $wflags"
+	make -s -C "$root" scripts/sframe-gen
 	mkdir -p "$b" "$gbin" "$glib"
 	# shellcheck disable=SC2086
 	{
@@ -290,7 +315,18 @@ build_unwind_tests() {
 			"$src/chain.c" "$src/util.c" -L"$glib" \
 			-lsfu_uw_plain_"$v" -Wl,-rpath,/selftests/lib
 	done
+	mkdir -p "$gen"
+	"$cc" $uflags -fPIC -c -o "$gen/lib.o" "$src/lib.c"
+	for t in chain util; do
+		"$cc" $uflags -DUW_SFRAME_GEN -c -o "$gen/$t.o" "$src/$t.c"
+	done
+	sframe_link "$gen/libsfu_uw_gen.so" -shared \
+		-Wl,-soname,libsfu_uw_gen.so "$gen/lib.o"
+	sframe_link "$gen/unwind_chain_gen" -rdynamic "$gen/chain.o" \
+		"$gen/util.o" -L"$gen" -lsfu_uw_gen -Wl,-rpath,/selftests/lib
 	}
+	gen_embed "$gen/libsfu_uw_gen.so" "$glib/libsfu_uw_gen.so"
+	gen_embed "$gen/unwind_chain_gen" "$r/selftests/unwind_chain_gen"
 	for f in "$r"/selftests/unwind_* "$gbin"/* "$glib"/libsfu_uw*.so; do
 		if [ ! -x "$f" ] || [ "${f%.sh}" != "$f" ]; then
 			continue

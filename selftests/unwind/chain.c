@@ -22,14 +22,25 @@
  *
  * Usage: unwind_chain [sframe|fp|nofp]
  *   sframe  built with SFrame (default): the chains must be exact
+ *           (unwind_chain_gen: with scripts/sframe-gen's, see below)
  *   fp      built with frame pointers (s390x: the back chain), without
  *           SFrame: exact, every step by the fallback (fallback > 0,
  *           sframe == 0)
  *   nofp    built with neither: the walk must end cleanly; only frame 0
  *           is checked
+ *
+ * The SFrame comes from gas's --gsframe (V1 with binutils 2.40), on s390x
+ * from selftests/unwind/s390x-sframe-cfi.sh (V2), or, in unwind_chain_gen
+ * and libsfu_uw_gen.so (built with -DUW_SFRAME_GEN), from `scripts/
+ * sframe-gen --embed`, which derives V3 sections from .eh_frame and adds
+ * them after the link.  Each sframe-mode result names the source and the
+ * version the program's PT_GNU_SFRAME holds.  sframe-gen describes the
+ * DRAP frame with V3 flexible FDEs, so there the chains through uw_drap
+ * must be exact on every architecture.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +54,23 @@
 #define UW_BIG_FRAME	(16 * 1024)
 #define UW_ALIGN	64
 #define UW_LOOKUP	UW_DBG_DIR "/lookup"
+
+#define UW_PT_GNU_SFRAME	0x6474e554
+#define UW_SFRAME_MAGIC		0xdee2
+#define UW_SFRAME_VERSION_OFF	2
+#define UW_GEN_VERSION		3
+
+/* Where this build's SFrame comes from (see above). */
+#if defined(UW_SFRAME_GEN)
+#define UW_GEN		1
+#define UW_SFRAME_SRC	"sframe-gen"
+#elif defined(__s390x__)
+#define UW_GEN		0
+#define UW_SFRAME_SRC	"s390x CFI script"
+#else
+#define UW_GEN		0
+#define UW_SFRAME_SRC	"gas"
+#endif
 
 enum uw_mode { UW_SFRAME, UW_FP, UW_NOFP };
 
@@ -227,6 +255,19 @@ static const char *const uw_requests[] = { "sync fault", "deferred", "sync" };
 /* Whether uw_drap has SFrame (the lookup file gives a rule for it). */
 static bool uw_drap_sframe;
 
+/* What the results call the mode: "sframe, gas V1", "fp", ... */
+static char uw_label[64];
+
+/*
+ * The SFrame versions in the program's and in libsfu_uw*.so's
+ * PT_GNU_SFRAME, -1 where there is none (or no valid header).
+ */
+struct uw_versions {
+	unsigned int objs;
+	int prog;
+	int lib;
+};
+
 /* Issue @req from the innermost function of @c; one walk expected. */
 __attribute__((noipa)) int uw_run(const struct uw_chain *c, const char *req,
 				  struct uw_walk *w)
@@ -266,18 +307,19 @@ static bool uw_header_ok(const char *req, const struct uw_walk *w)
  * steps uw_drap with its frame-pointer fallback, which takes FP + 16 as
  * the caller's SP; for a realigned frame that is not where the caller's
  * frame is, so the frames after uw_drap are wrong.  Known, if uw_drap has
- * no SFrame and the frames up to it are right.
+ * no SFrame and the frames up to it are right; never in the sframe-gen
+ * build, whose V3 sections describe DRAP (CFA = *(rbp - 8)).
  */
 static bool uw_drap_known(const struct uw_chain *c, const struct uw_walk *w)
 {
-	return c->want == uw_drap_chain && !uw_drap_sframe &&
+	return !UW_GEN && c->want == uw_drap_chain && !uw_drap_sframe &&
 	       uw_chain_is(w, 0, c->want, UW_DRAP_INNER);
 }
 
 __attribute__((noipa)) void uw_test(enum uw_mode mode,
 				    const struct uw_chain *c, const char *req)
 {
-	const char *mname = uw_mode_names[mode];
+	const char *mname = uw_label;
 	struct uw_walk w;
 	bool ok;
 
@@ -296,6 +338,11 @@ __attribute__((noipa)) void uw_test(enum uw_mode mode,
 	switch (mode) {
 	case UW_SFRAME:
 		ok = ok && uw_chain_is(&w, 0, c->want, c->nr) && w.sframe;
+		/* sframe-gen leaves no function of the chain out. */
+		if (UW_GEN && c->want == uw_drap_chain && !uw_drap_sframe) {
+			ksft_print_msg("uw_drap has no SFrame rule\n");
+			ok = false;
+		}
 		break;
 	case UW_FP:
 		ok = ok && uw_chain_is(&w, 0, c->want, c->nr) &&
@@ -350,6 +397,58 @@ static bool uw_show_rule(const char *name, unsigned long pc)
 	return rule;
 }
 
+/* dl_iterate_phdr(): the first object is the program itself. */
+static int uw_phdr_version(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct uw_versions *v = data;
+	const unsigned char *sec;
+	unsigned short magic;
+	int *slot = NULL;
+	unsigned int i;
+
+	if (!v->objs++)
+		slot = &v->prog;
+	else if (info->dlpi_name && strstr(info->dlpi_name, "/libsfu_uw"))
+		slot = &v->lib;
+	if (!slot)
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != UW_PT_GNU_SFRAME ||
+		    info->dlpi_phdr[i].p_memsz <= UW_SFRAME_VERSION_OFF)
+			continue;
+		sec = (const unsigned char *)(info->dlpi_addr +
+					      info->dlpi_phdr[i].p_vaddr);
+		memcpy(&magic, sec, sizeof(magic));
+		if (magic == UW_SFRAME_MAGIC)
+			*slot = sec[UW_SFRAME_VERSION_OFF];
+	}
+	return 0;
+}
+
+/*
+ * Name the sframe mode after its SFrame source and version; the sframe-gen
+ * build must have V3 in the program and in the library.
+ */
+static void uw_set_label(enum uw_mode mode)
+{
+	struct uw_versions v = { .prog = -1, .lib = -1 };
+
+	if (mode != UW_SFRAME) {
+		snprintf(uw_label, sizeof(uw_label), "%s", uw_mode_names[mode]);
+		return;
+	}
+	dl_iterate_phdr(uw_phdr_version, &v);
+	ksft_print_msg("SFrame from %s: program V%d, libsfu_uw V%d (-1: none)\n",
+		       UW_SFRAME_SRC, v.prog, v.lib);
+	if (v.prog < 0 || v.lib < 0)
+		ksft_exit_fail_msg("the program or libsfu_uw has no PT_GNU_SFRAME\n");
+	if (UW_GEN && (v.prog != UW_GEN_VERSION || v.lib != UW_GEN_VERSION))
+		ksft_exit_fail_msg("sframe-gen build without V%d sections\n",
+				   UW_GEN_VERSION);
+	snprintf(uw_label, sizeof(uw_label), "%s, %s V%d",
+		 uw_mode_names[mode], UW_SFRAME_SRC, v.prog);
+}
+
 int main(int argc, char **argv)
 {
 	enum uw_mode mode = UW_SFRAME;
@@ -371,7 +470,8 @@ int main(int argc, char **argv)
 	if (uw_fd < 0)
 		ksft_exit_fail_perror(UW_HOOK);
 	ksft_set_plan(ARRAY_SIZE(uw_chains) * ARRAY_SIZE(uw_requests));
-	ksft_print_msg("mode %s, pid %d\n", uw_mode_names[mode], getpid());
+	uw_set_label(mode);
+	ksft_print_msg("mode %s, pid %d\n", uw_label, getpid());
 	uw_show_rule("uw_realign", (unsigned long)uw_realign);
 	uw_drap_sframe = uw_show_rule("uw_drap", (unsigned long)uw_drap);
 
