@@ -152,6 +152,7 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "mms %ld\n", sfu_stat_mms());
 	seq_printf(m, "sections %ld\n", sfu_stat_regions());
 	seq_printf(m, "memory_bytes %ld\n", sfu_stat_bytes());
+	seq_printf(m, "task_work_pending %lu\n", sfu_twork_pending());
 	for (i = 0; i < SFU_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
 	seq_printf(m, "perf_redirected %d\n",

@@ -75,6 +75,9 @@ typedef void (*sfu_twork_fn)(struct sfu_twork *tw);
 struct sfu_twork {
 	struct callback_head work;
 	struct rcu_synchronize done;
+	struct rcu_synchronize kick;	/* unload's TWA_SIGNAL nudge */
+	struct task_struct *task;	/* valid while the item is live */
+	bool kicked;
 	struct list_head node;
 	sfu_twork_fn fn;
 	void (*free)(struct sfu_twork *tw);
@@ -83,6 +86,7 @@ struct sfu_twork {
 int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 		    enum task_work_notify_mode mode);
 void sfu_twork_init(void);
+unsigned long sfu_twork_pending(void);
 void sfu_twork_drain(void);
 
 /* ---- regions and per-mm registries (registry.c) */

@@ -19,6 +19,15 @@
  *
  * Items move from sfu_tw.live (queued) to sfu_tw.retired (function done,
  * completion pending) and are freed from there.
+ *
+ * Work queued with TWA_RESUME waits for its task to return to user space,
+ * which a task asleep in epoll_wait() or pause() may never do.  Unload
+ * therefore nudges every task with a live item: a TWA_SIGNAL work, whose
+ * function is again wakeme_after_rcu(), interrupts an interruptible sleep
+ * the way a signal would (a restartable system call restarts, others may
+ * return EINTR), and the task runs its works on the way out.  An item is
+ * live only until its function, run by its task, has taken the lock to
+ * retire it, so under the lock the task is still there to be nudged.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -109,6 +118,8 @@ int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 	int ret;
 
 	init_task_work(&tw->work, sfu_twork_run);
+	tw->task = task;
+	tw->kicked = false;
 	spin_lock_irqsave(&sfu_tw.lock, flags);
 	if (sfu_tw.stopping) {
 		spin_unlock_irqrestore(&sfu_tw.lock, flags);
@@ -136,6 +147,25 @@ void sfu_twork_init(void)
 	sfu_tw.stopping = false;
 }
 
+/**
+ * sfu_twork_pending() - items whose function has not run yet
+ *
+ * Return: the number of live items, for the stats file.
+ */
+unsigned long sfu_twork_pending(void)
+{
+	return READ_ONCE(sfu_tw.nr_live);
+}
+
+/* Caller holds the lock, and @tw is live: its task cannot be gone. */
+static void sfu_twork_kick(struct sfu_twork *tw)
+{
+	init_completion(&tw->kick.completion);
+	init_rcu_head(&tw->kick.head);
+	tw->kick.head.func = wakeme_after_rcu;
+	tw->kicked = !task_work_add(tw->task, &tw->kick.head, TWA_SIGNAL);
+}
+
 static bool sfu_twork_idle(void)
 {
 	bool idle;
@@ -149,9 +179,10 @@ static bool sfu_twork_idle(void)
 /**
  * sfu_twork_drain() - refuse new items and wait until every item is freed
  *
- * For module unload, after every path that queues items is gone.  Waits
- * for tasks that have work pending to return to user space (or exit);
- * reports them every few seconds while it waits.
+ * For module unload, after every path that queues items is gone.  Nudges
+ * the tasks that have work pending (TWA_SIGNAL) and waits for them to run
+ * it; reports them every few seconds while it waits (a task in an
+ * uninterruptible sleep runs it only when that sleep ends).
  */
 void sfu_twork_drain(void)
 {
@@ -160,6 +191,8 @@ void sfu_twork_drain(void)
 
 	spin_lock_irq(&sfu_tw.lock);
 	sfu_tw.stopping = true;
+	list_for_each_entry(tw, &sfu_tw.live, node)
+		sfu_twork_kick(tw);
 	spin_unlock_irq(&sfu_tw.lock);
 
 	while (!wait_event_timeout(sfu_tw.idle, sfu_twork_idle(),
@@ -172,6 +205,8 @@ void sfu_twork_drain(void)
 	spin_unlock_irq(&sfu_tw.lock);
 	list_for_each_entry_safe(tw, next, &retired, node) {
 		wait_for_completion(&tw->done.completion);
+		if (tw->kicked)
+			wait_for_completion(&tw->kick.completion);
 		list_del(&tw->node);
 		tw->free(tw);
 	}

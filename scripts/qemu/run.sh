@@ -40,7 +40,7 @@ shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
-unwind_deferred unwind_signal
+unwind_deferred unwind_signal unwind_unload_sleeper.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh"
 hostfs=""
