@@ -30,9 +30,11 @@
  * another register, RA or FP in a register or at a register-based address).
  * Consecutive rows that encode the same FRE are merged.
  *
- * Compaction: functions with identical rows (and, in V3, the same function
- * attributes) point at one copy of them, and FRE start offsets are sized
- * by a function's last row rather than its length.
+ * Compaction: neighbouring functions with only padding between them
+ * (decoded per architecture) merge into one FDE while one FRE start byte
+ * reaches every row; functions with identical rows (and, in V3, the same
+ * function attributes) point at one copy of them; FRE start offsets are
+ * sized by a function's last row rather than its length.
  *
  * The output is a raw section, FDEs sorted, with
  * SFRAME_F_FDE_FUNC_START_PCREL: each function start is stored relative to
@@ -161,6 +163,8 @@ struct gen_arch {
 	bool ra_pad;		/* s390x: a zero RA word pads for a saved FP */
 	bool cfa_scaled;	/* s390x: CFA offsets stored (off - 160) / 8 */
 	bool v2_reg_words;	/* s390x V2: odd RA/FP words name registers */
+	/* Length of the padding instruction at @p (@n bytes left), or 0. */
+	u32 (*pad)(const u8 *p, u64 n, bool big);
 };
 
 /* One function as it will be emitted, or why it is not. */
@@ -212,6 +216,9 @@ struct gen {
 	u64 plain_bytes;	/* the same section without FRE sharing */
 	u32 shared_fdes;	/* FDEs whose FREs another FDE already has */
 	u32 nr_eh_fdes;		/* FDEs in .eh_frame */
+	u32 merged;		/* functions merged into the one before */
+	u64 pad_bytes;		/* padding between them, now described */
+	const struct sfu_file *file;
 	u32 nr_plt;		/* PLT FDEs made from ld's CFA expression */
 };
 
@@ -413,6 +420,78 @@ static enum gen_why gen_row_fre(const struct gen_arch *a,
 	return m->flex ? gen_flex(a, row, f) : gen_default(a, row, m, f);
 }
 
+/* ---- padding between functions ---- */
+
+#define GEN_X86_NOP		0x90
+#define GEN_X86_INT3		0xcc
+#define GEN_X86_OPSIZE		0x66
+#define GEN_X86_CS		0x2e
+#define GEN_X86_0F		0x0f
+#define GEN_X86_NOPL		0x1f
+#define GEN_MODRM_MOD(m)	((m) >> 6)
+#define GEN_MODRM_RM(m)		((m) & 7)
+#define GEN_MODRM_SIB		4
+#define GEN_MODRM_RIP		5
+#define GEN_MOD_DISP8		1
+#define GEN_MOD_DISP32		2
+#define GEN_DISP32		4
+#define GEN_A64_NOP		0xd503201fu
+#define GEN_A64_INSN		4
+#define GEN_S390_NOPR		0x0707u
+#define GEN_S390_NOP		0x47000700u
+#define GEN_S390_HALF		2
+
+/* x86: nop, int3, and the multi-byte nops (66* [2e] 0f 1f /0, 66 90). */
+static u32 gen_x86_pad(const u8 *p, u64 n, bool big)
+{
+	u64 i = 0, len;
+	u8 modrm;
+
+	if (p[0] == GEN_X86_NOP || p[0] == GEN_X86_INT3)
+		return 1;
+	while (i < n && p[i] == GEN_X86_OPSIZE)
+		i++;
+	if (i < n && p[i] == GEN_X86_CS)
+		i++;
+	if (i && i < n && p[i] == GEN_X86_NOP)
+		return i + 1;
+	if (n - i < 3 || p[i] != GEN_X86_0F || p[i + 1] != GEN_X86_NOPL)
+		return 0;
+	modrm = p[i + 2];
+	len = i + 3;
+	if (GEN_MODRM_MOD(modrm) != 3 && GEN_MODRM_RM(modrm) == GEN_MODRM_SIB)
+		len++;
+	if (GEN_MODRM_MOD(modrm) == GEN_MOD_DISP8)
+		len++;
+	else if (GEN_MODRM_MOD(modrm) == GEN_MOD_DISP32 ||
+		 (!GEN_MODRM_MOD(modrm) && GEN_MODRM_RM(modrm) == GEN_MODRM_RIP))
+		len += GEN_DISP32;
+	return len <= n ? (u32)len : 0;
+}
+
+/* AArch64: nop, or a zero word. */
+static u32 gen_a64_pad(const u8 *p, u64 n, bool big)
+{
+	u32 w;
+
+	if (n < GEN_A64_INSN)
+		return 0;
+	w = (u32)sfu_elf_rd(big, p, GEN_A64_INSN);
+	return w == GEN_A64_NOP || !w ? GEN_A64_INSN : 0;
+}
+
+/* s390x: nopr (bcr 0,%r7) and nop (bc 0,0). */
+static u32 gen_s390_pad(const u8 *p, u64 n, bool big)
+{
+	if (n >= GEN_S390_HALF &&
+	    sfu_elf_rd(big, p, GEN_S390_HALF) == GEN_S390_NOPR)
+		return GEN_S390_HALF;
+	if (n >= 2 * GEN_S390_HALF &&
+	    sfu_elf_rd(big, p, 2 * GEN_S390_HALF) == GEN_S390_NOP)
+		return 2 * GEN_S390_HALF;
+	return 0;
+}
+
 static const struct gen_arch gen_arches[] = {
 	{
 		.machine = EM_X86_64, .name = "amd64",
@@ -420,6 +499,7 @@ static const struct gen_arch gen_arches[] = {
 		.fixed_ra = GEN_AMD64_RA_OFF,
 		.sp_reg = SFRAME_AMD64_DWARF_SP,
 		.fp_reg = SFRAME_AMD64_DWARF_FP,
+		.pad = gen_x86_pad,
 	},
 	{
 		.machine = EM_AARCH64, .name = "aarch64",
@@ -428,6 +508,7 @@ static const struct gen_arch gen_arches[] = {
 		.fp_reg = SFRAME_AARCH64_DWARF_FP,
 		.ra_in_reg = true,
 		.pauth = true,
+		.pad = gen_a64_pad,
 	},
 	{
 		.machine = EM_S390, .name = "s390x",
@@ -438,6 +519,7 @@ static const struct gen_arch gen_arches[] = {
 		.ra_pad = true,
 		.cfa_scaled = true,
 		.v2_reg_words = true,
+		.pad = gen_s390_pad,
 	},
 };
 
@@ -856,6 +938,132 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 
 /* ---- compaction ---- */
 
+/* Neighbours merge while one FRE start byte still reaches every row. */
+#define GEN_MERGE_SPAN		256
+#define GEN_MERGE_GAP_MAX	32
+
+/* The file's bytes at @vaddr, if a PT_LOAD holds @len of them. */
+static const u8 *gen_text(const struct gen *g, u64 vaddr, u64 len)
+{
+	const struct sfu_file *f = g->file;
+	const u8 *eh = f->data, *ph;
+	bool big = g->elf.big;
+	u64 phoff = SFU_ELF_RD(big, eh, Elf64_Ehdr, e_phoff);
+	u64 phnum = SFU_ELF_RD(big, eh, Elf64_Ehdr, e_phnum);
+	u64 i, start, size, off;
+
+	if (phoff > f->size || phnum > (f->size - phoff) / sizeof(Elf64_Phdr))
+		return NULL;
+	for (i = 0; i < phnum; i++) {
+		ph = eh + phoff + i * sizeof(Elf64_Phdr);
+		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_LOAD)
+			continue;
+		start = SFU_ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
+		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
+		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset);
+		if (vaddr < start || vaddr - start > size ||
+		    len > size - (vaddr - start) || off > f->size ||
+		    off + (vaddr - start) > f->size - len)
+			continue;
+		return eh + off + (vaddr - start);
+	}
+	return NULL;
+}
+
+/* Whether [@from, @to) holds nothing but padding instructions. */
+static bool gen_is_padding(const struct gen *g, u64 from, u64 to)
+{
+	const u8 *p = gen_text(g, from, to - from);
+	u64 at = 0, n = to - from;
+	u32 len;
+
+	if (!p)
+		return false;
+	while (at < n) {
+		len = g->arch->pad(p + at, n - at, g->elf.big);
+		if (!len)
+			return false;
+		at += len;
+	}
+	return true;
+}
+
+/* @b can join the FDE @a ends with: same kind, close, padding between. */
+static bool gen_can_merge(const struct gen *g, const struct sfu_enc_fde *a,
+			  const struct sfu_enc_fde *b)
+{
+	u64 end = a->start + a->size;
+
+	if (a->pc_type != SFRAME_FDE_TYPE_PCINC || b->pc_type != a->pc_type ||
+	    a->fde_type != b->fde_type || a->signal || b->signal ||
+	    a->pauth_key != b->pauth_key || b->start < end ||
+	    b->start - end > GEN_MERGE_GAP_MAX ||
+	    b->start + b->size - a->start > GEN_MERGE_SPAN ||
+	    a->nr_fres + b->nr_fres > SFU_MAX_FDE_FRES)
+		return false;
+	return b->start == end || gen_is_padding(g, end, b->start);
+}
+
+/* Append @b's rows to @a's (the last ones in @store). */
+static void gen_merge_into(struct gen *g, struct sfu_enc_fde *a,
+			   const struct sfu_enc_fde *b, struct sfu_enc_fre *store)
+{
+	u32 shift = (u32)(b->start - a->start), i = 0;
+	struct sfu_enc_fre *last = &store[a->nr_fres - 1];
+	struct sfu_enc_fre *to = &store[a->nr_fres];
+
+	g->pad_bytes += b->start - (a->start + a->size);
+	/* A first row that only repeats the rule in force adds nothing. */
+	if (b->start == a->start + a->size && b->nr_fres &&
+	    gen_same_fre(last, &b->fres[0]))
+		i = 1;
+	for (; i < b->nr_fres; i++, to++) {
+		*to = b->fres[i];
+		to->start += shift;
+	}
+	a->nr_fres = (u32)(to - store);
+	a->size = (u32)(b->start + b->size - a->start);
+	g->merged++;
+}
+
+/*
+ * Merge neighbouring functions into one FDE where only padding lies
+ * between them: each FDE costs 16 bytes of index in V3, and the padding,
+ * never executed, may as well carry the rule in force before it.  The
+ * rows move to @storep, which the caller frees.
+ */
+static int gen_merge(struct gen *g, struct sfu_enc_fde *fdes, u32 *np,
+		     struct sfu_enc_fre **storep)
+{
+	struct sfu_enc_fre *store, *at;
+	u64 total = 0;
+	u32 i, w = 0;
+
+	for (i = 0; i < *np; i++)
+		total += fdes[i].nr_fres;
+	store = calloc(total + 1, sizeof(*store));
+	if (!store)
+		return gen_oom();
+	at = store;
+	for (i = 0; i < *np; i++) {
+		if (w && gen_can_merge(g, &fdes[w - 1], &fdes[i])) {
+			gen_merge_into(g, &fdes[w - 1], &fdes[i],
+				       (struct sfu_enc_fre *)fdes[w - 1].fres);
+			at = (struct sfu_enc_fre *)fdes[w - 1].fres +
+			     fdes[w - 1].nr_fres;
+			continue;
+		}
+		fdes[w] = fdes[i];
+		memcpy(at, fdes[i].fres, fdes[i].nr_fres * sizeof(*at));
+		fdes[w].fres = at;
+		at += fdes[i].nr_fres;
+		w++;
+	}
+	*np = w;
+	*storep = store;
+	return 0;
+}
+
 #define GEN_FNV_OFFSET		0xcbf29ce484222325ull
 #define GEN_FNV_PRIME		0x100000001b3ull
 
@@ -963,7 +1171,8 @@ static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
 	s64 len;
 	int ret;
 
-	g->plain_bytes = sfu_encode(p, fdes, n, NULL, 0);
+	if (!g->plain_bytes)
+		g->plain_bytes = sfu_encode(p, fdes, n, NULL, 0);
 	if (!g->o->no_compact) {
 		p->tight_starts = true;
 		ret = gen_share(g, fdes, n);
@@ -992,13 +1201,20 @@ static int gen_encode(struct gen *g, u8 **bufp)
 	u32 n;
 	int ret;
 
+	struct sfu_enc_fre *merged = NULL;
+
 	if (!fdes)
 		return gen_oom();
 	n = gen_enc_fdes(g, fdes);
 	gen_enc_params(g, &p);
 	ret = gen_check_v2(g, fdes, n);
 	if (!ret)
+		g->plain_bytes = sfu_encode(&p, fdes, n, NULL, 0);
+	if (!ret && !g->o->no_compact)
+		ret = gen_merge(g, fdes, &n, &merged);
+	if (!ret)
 		ret = gen_encode_fdes(g, fdes, n, &p, bufp);
+	free(merged);
 	free(fdes);
 	return ret;
 }
@@ -1154,6 +1370,8 @@ static void gen_stats(const struct gen *g)
 		printf("  PLT       %8u  PCMASK FDEs\n", g->nr_plt);
 	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
 	       g->out_bytes, g->plain_bytes, g->shared_fdes);
+	printf("  merged    %8u  functions into the one before (%" PRIu64 " padding bytes between)\n",
+	       g->merged, g->pad_bytes);
 	printf("  skipped   %8u  functions\n", t.nr_skipped);
 	gen_print_whys("skipped", t.skipped);
 	gen_print_whys("cut", t.cut);
@@ -1410,6 +1628,7 @@ int main(int argc, char **argv)
 	g.o = &o;
 	if (gen_open(&g, &f))
 		return 1;
+	g.file = &f;
 	ehf_init(&g.eh, &g.elf);
 	if (o.dump_rows) {
 		ret = gen_read(&g, gen_dump_fde);

@@ -351,19 +351,27 @@ compare_rules() {
 		last = pc
 		while (k < nr && HI[k] <= pc)
 			k++
-		want = (k < nr && LO[k] <= pc) ? RULE[k] : "(no CFI)"
+		if (!(k < nr && LO[k] <= pc)) {
+			# No CFI: padding between merged functions.
+			pad++
+			next
+		}
+		want = RULE[k]
 		covered++
 		if (got != want && ++bad <= 10)
 			printf "# %s sframe \"%s\" readelf \"%s\"\n", $1, got, want
 	}
 	END {
-		printf "%.0f %.0f %.0f\n", covered, total, bad
+		printf "%.0f %.0f %.0f %.0f\n", covered, total, bad, pad
 	}' "$1" "$2"
 }
 
 # check_rules NAME VERSION VADDR BIN SFRAME ARCH
+# The addresses SFrame describes without CFI must be exactly the padding
+# that sframe-gen --stats says it verified between merged functions.
 check_rules() {
 	local name=$1 ver=$2 vaddr=$3 bin=$4 sf=$5 arch=$6 res covered total bad
+	local pad gen_pad
 
 	readelf --debug-dump=frames "$bin" > "$out/$name.frames" 2>&1
 	readelf --debug-dump=frames-interp "$bin" > "$out/$name.interp" 2>&1
@@ -371,11 +379,14 @@ check_rules() {
 		sort -n -k1,1 -k2,2 > "$out/$name.rows"
 	"$dump" --expand --vaddr "$vaddr" "$sf" > "$out/$name.v$ver.expand"
 	res=$(compare_rules "$out/$name.rows" "$out/$name.v$ver.expand")
-	read -r covered total bad < <(printf '%s\n' "$res" | tail -1)
-	if [ "${bad:-1}" -eq 0 ] && [ "${covered:-0}" -gt 0 ]; then
-		ok "$name: V$ver agrees with readelf at every covered address, coverage $covered/$total ($(awk -v c="$covered" -v t="$total" 'BEGIN { printf "%.2f", t ? 100 * c / t : 0 }')%)"
+	read -r covered total bad pad < <(printf '%s\n' "$res" | tail -1)
+	gen_pad=$(sed -n 's/.*(\([0-9]*\) padding bytes between)$/\1/p' \
+		  "$out/$name.v$ver.stats")
+	if [ "${bad:-1}" -eq 0 ] && [ "${covered:-0}" -gt 0 ] &&
+	   [ "${pad:-x}" = "${gen_pad:-y}" ]; then
+		ok "$name: V$ver agrees with readelf at every covered address, coverage $covered/$total ($(awk -v c="$covered" -v t="$total" 'BEGIN { printf "%.2f", t ? 100 * c / t : 0 }')%), $pad padding bytes between merged functions"
 	else
-		not_ok "$name: V$ver differs from readelf (${bad:-?} of ${covered:-?} addresses)"
+		not_ok "$name: V$ver differs from readelf (${bad:-?} of ${covered:-?} addresses; ${pad:-?} without CFI, sframe-gen verified ${gen_pad:-?} padding bytes)"
 		printf '%s\n' "$res" | grep '^#'
 	fi
 }
@@ -953,6 +964,25 @@ if command -v aarch64-linux-gnu-gcc > /dev/null; then
 	check_from_v1 v1-aarch64 aarch64-linux-gnu-gcc
 else
 	skip v1-aarch64 "no aarch64-linux-gnu-gcc"
+fi
+
+# The size goal: compacted V3 of x86-64 libc at most 0.8 times .eh_frame
+# plus .eh_frame_hdr (make sizes prints the whole table).
+if [ -f "$out/libc.so.6.v3.stats" ]; then
+	eh=0
+	for sec in .eh_frame .eh_frame_hdr; do
+		hex=$(readelf -SW /lib/x86_64-linux-gnu/libc.so.6 |
+		      sed 's/^ *\[ *[0-9]*\] *//' |
+		      awk -v n="$sec" '$1 == n { print $5; exit }')
+		eh=$((eh + 16#${hex:-0}))
+	done
+	v3=$(awk '$1 == "bytes" { print $2 }' "$out/libc.so.6.v3.stats")
+	ratio=$(awk -v a="${v3:-0}" -v b="$eh" 'BEGIN { printf "%.3f", b ? a / b : 9 }')
+	if awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r <= 0.8) }'; then
+		ok "libc.so.6: compacted V3 is $ratio times .eh_frame + .eh_frame_hdr ($v3 of $eh bytes; goal 0.8)"
+	else
+		not_ok "libc.so.6: compacted V3 is $ratio times .eh_frame + .eh_frame_hdr ($v3 of $eh bytes; goal 0.8)"
+	fi
 fi
 
 # The flexible paths must have been taken where the input needs them.
