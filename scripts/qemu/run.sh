@@ -341,9 +341,8 @@ build_unwind_tests() {
 # The profiler selftests' programs (selftests/perf/): sfu_chain, -O2
 # -fomit-frame-pointer with SFrame and not position independent, with its
 # symbol table (nm -S) for the guest to name frames by; sfu_hook, static,
-# for the trace events; and where scripts/sframe-gen has a converter
-# (x86-64), sidecar_unwind with three copies of a library built without
-# SFrame, the V3 and V2 sections sframe-gen derives from its .eh_frame,
+# for the trace events; and sidecar_unwind with three copies of a library
+# built without SFrame, the V3 and V2 sections sframe-gen derives from its .eh_frame,
 # and the address they are generated for: the page after its segments.
 build_perf_tests() {
 	local src=$root/selftests/perf b=$out/perf g=$r/selftests/perf
@@ -360,7 +359,6 @@ build_perf_tests() {
 		> "$g/sfu_chain.syms"
 	sframe_cc "$src/hook.c" "$b/hook.o" $pflags
 	sframe_link "$g/sfu_hook" -static "$b/hook.o"
-	[ "$arch" = x86_64 ] || return 0
 	make -s -C "$root" scripts/sframe-gen
 	lib=$g/libsfu_sc_plain.so
 	sframe_link "$lib" $pflags -fPIC -shared \
@@ -378,7 +376,9 @@ build_perf_tests() {
 		"$root/scripts/sframe-gen" --version=$v --vaddr "$vaddr" \
 			-o "$lib.sframe$v" "$lib"
 	done
-	sframe_cc "$src/sidecar.c" "$b/sidecar.o" $pflags \
+	# Exact rules on every architecture (s390x: from the CFI), as the
+	# walks must get from the callback through the library to main.
+	unwind_cc "$src/sidecar.c" "$b/sidecar.o" $pflags \
 		-I"$root/include/uapi"
 	sframe_link "$g/sidecar_unwind" -rdynamic "$b/sidecar.o"
 	}

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "raw.h"
+#include "../raw_syscall.h"
 
 #define NOIPA		__attribute__((noipa))
 /* Rounds of the mixing loop per unit of work. */

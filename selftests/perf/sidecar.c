@@ -37,7 +37,7 @@
 #include <linux/sframe_unwind.h>
 
 #include "kselftest.h"
-#include "raw.h"
+#include "../raw_syscall.h"
 #include "sclib.h"
 
 #define SC_DIR		"/selftests/perf"

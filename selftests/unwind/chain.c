@@ -76,16 +76,8 @@ enum uw_mode { UW_SFRAME, UW_FP, UW_NOFP };
 
 static const char *const uw_mode_names[] = { "sframe", "fp", "nofp" };
 
-/* The request uw_hook issues and what write() returned. */
-int uw_fd = -1;
-const char *uw_req;
-unsigned long uw_req_len;
-long uw_req_ret;
+/* Where a chain's result goes, so that the calls are not optimised away. */
 long uw_sink;
-
-__attribute__((noipa)) void uw_nop(void)
-{
-}
 
 /*
  * The innermost function: frame 0 is its system call instruction.  It is

@@ -27,15 +27,7 @@
 
 #define UW_TIMER_US	20000
 
-int uw_fd = -1;
-const char *uw_req;
-unsigned long uw_req_len;
-long uw_req_ret;
 atomic_int uw_sig_done;
-
-__attribute__((noipa)) void uw_nop(void)
-{
-}
 
 /*
  * Not a leaf (uw_nop() makes it keep a frame), so that this test is about

@@ -19,6 +19,16 @@
 
 #define UW_LINE_MAX	256
 
+int uw_fd = -1;
+const char *uw_req;
+unsigned long uw_req_len;
+long uw_req_ret;
+
+/* Called after the hook's system call, so that the hook keeps a frame. */
+__attribute__((noipa)) void uw_nop(void)
+{
+}
+
 int uw_open(void)
 {
 	return open(UW_HOOK, O_RDWR | O_CLOEXEC);

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
+#include "../raw_syscall.h"
+
 #define UW_DBG_DIR	"/sys/kernel/debug/sframe_unwind"
 #define UW_HOOK		UW_DBG_DIR "/unwind"
 #define UW_STATS	UW_DBG_DIR "/stats"
@@ -71,42 +73,16 @@ struct uw_walk {
 static inline __attribute__((always_inline)) long
 uw_raw_write(int fd, const void *buf, unsigned long len)
 {
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a" (ret)
-			 : "0" ((long)SYS_write), "D" ((long)fd), "S" (buf),
-			   "d" (len)
-			 : "rcx", "r11", "memory");
-	return ret;
-#elif defined(__aarch64__)
-	register long x8 __asm__("x8") = SYS_write;
-	register long x0 __asm__("x0") = fd;
-	register long x1 __asm__("x1") = (long)buf;
-	register long x2 __asm__("x2") = (long)len;
-
-	__asm__ volatile("svc #0"
-			 : "+r" (x0)
-			 : "r" (x8), "r" (x1), "r" (x2)
-			 : "memory");
-	return x0;
-#elif defined(__s390x__)
-	register long r1 __asm__("r1") = SYS_write;
-	register long r2 __asm__("r2") = fd;
-	register long r3 __asm__("r3") = (long)buf;
-	register long r4 __asm__("r4") = (long)len;
-
-	__asm__ volatile("svc 0"
-			 : "+d" (r2)
-			 : "d" (r1), "d" (r3), "d" (r4)
-			 : "memory");
-	return r2;
-#else
-#error "no inline system call for this architecture"
-#endif
+	return raw_syscall3(SYS_write, fd, (long)buf, (long)len);
 }
 
+/* The request a test's hook function issues, and what write() returned. */
+extern int uw_fd;
+extern const char *uw_req;
+extern unsigned long uw_req_len;
+extern long uw_req_ret;
+
+void uw_nop(void);
 int uw_open(void);
 int uw_cmd(int fd, const char *cmd);
 int uw_read(int fd, struct uw_walk *walks, int max);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A system call made by one instruction in the caller's own code, for the
- * profiler selftests (selftests/perf/): a user stack taken in that system
- * call starts in the caller, which has SFrame, not in the C library,
- * which has none.
+ * unwinder and profiler selftests (selftests/unwind/, selftests/perf/): a
+ * user stack taken in that system call starts in the caller, which has
+ * SFrame, not in the C library, which has none.
  */
-#ifndef _SELFTESTS_PERF_RAW_H
-#define _SELFTESTS_PERF_RAW_H
+#ifndef _SELFTESTS_RAW_SYSCALL_H
+#define _SELFTESTS_RAW_SYSCALL_H
 
 #include <sys/syscall.h>
 
@@ -49,4 +49,4 @@ raw_syscall3(long nr, long a, long b, long c)
 #endif
 }
 
-#endif /* _SELFTESTS_PERF_RAW_H */
+#endif /* _SELFTESTS_RAW_SYSCALL_H */
