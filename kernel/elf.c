@@ -258,25 +258,57 @@ static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 	return NULL;
 }
 
-/* A reference to @file's sidecar if it matches the file's build-id. */
+/* The size and modification time of @file, as stat() gives them. */
+static int sfu_file_stamp(struct file *file, loff_t *size,
+			  struct timespec64 *mtime)
+{
+	struct kstat st;
+	int ret;
+
+	ret = vfs_getattr(&file->f_path, &st, STATX_SIZE | STATX_MTIME,
+			  AT_STATX_SYNC_AS_STAT);
+	if (ret)
+		return ret;
+	*size = st.size;
+	*mtime = st.mtime;
+	return 0;
+}
+
+/*
+ * Whether @file is still the file @blob was registered for: the same
+ * build-id, or, for a file without one, the same size and modification
+ * time (so that a file rewritten in place loses its sidecar either way).
+ */
+static bool sfu_sidecar_matches(const struct sfu_blob *blob,
+				struct file *file, const struct sfu_elf *elf)
+{
+	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
+	loff_t size;
+	struct timespec64 mtime;
+	u32 id_len;
+
+	if (!blob->build_id_len)
+		return !sfu_file_stamp(file, &size, &mtime) &&
+		       size == blob->size &&
+		       timespec64_equal(&mtime, &blob->mtime);
+	id_len = sfu_elf_build_id(file, elf, id);
+	return id_len == blob->build_id_len &&
+	       !memcmp(id, blob->build_id, id_len);
+}
+
+/* A reference to @file's sidecar if it is still the file's. */
 static struct sfu_blob *sfu_sidecar_get(struct file *file,
 					const struct sfu_elf *elf)
 {
 	struct inode *inode = file_inode(file);
-	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
 	struct sfu_blob *blob;
-	u32 id_len;
 
 	mutex_lock(&sfu_sidecar_lock);
 	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
 	if (blob)
 		kref_get(&blob->ref);
 	mutex_unlock(&sfu_sidecar_lock);
-	if (!blob || !blob->build_id_len)
-		return blob;
-	id_len = sfu_elf_build_id(file, elf, id);
-	if (id_len == blob->build_id_len &&
-	    !memcmp(id, blob->build_id, id_len))
+	if (!blob || sfu_sidecar_matches(blob, file, elf))
 		return blob;
 	sfu_blob_put(blob);
 	return NULL;
@@ -553,6 +585,9 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	blob->link_vaddr = arg->sframe_vaddr;
 	blob->len = arg->sframe_len;
 	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
+	ret = sfu_file_stamp(file, &blob->size, &blob->mtime);
+	if (ret)
+		goto put_blob;
 	if (arg->build_id_len &&
 	    (arg->build_id_len != blob->build_id_len ||
 	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {

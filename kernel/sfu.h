@@ -99,6 +99,9 @@ struct sfu_blob {
 	unsigned long ino;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u32 build_id_len;
+	/* Without a build-id: the file as it was at registration. */
+	loff_t size;
+	struct timespec64 mtime;
 	u64 link_vaddr;			/* section address at link time */
 	size_t len;
 	u8 *data;

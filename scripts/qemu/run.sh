@@ -344,10 +344,29 @@ build_unwind_tests() {
 # for the trace events; and sidecar_unwind with three copies of a library
 # built without SFrame, the V3 and V2 sections sframe-gen derives from its .eh_frame,
 # and the address they are generated for: the page after its segments.
+# sidecar_sections LIB VERSION...: LIB.sframeN for the page after LIB's
+# segments, and that address in LIB.vaddr.
+sidecar_sections() {
+	local lib=$1 vaddr=0 va memsz v
+
+	shift
+	while read -r va memsz; do
+		if [ $((va + memsz)) -gt "$vaddr" ]; then
+			vaddr=$((va + memsz))
+		fi
+	done < <(readelf -lW "$lib" | awk '$1 == "LOAD" { print $3, $6 }')
+	vaddr=$(printf '0x%x' $(((vaddr + 4095) & ~4095)))
+	echo "$vaddr" > "$lib.vaddr"
+	for v in "$@"; do
+		"$root/scripts/sframe-gen" --version="$v" --vaddr "$vaddr" \
+			-o "$lib.sframe$v" "$lib" || die "sframe-gen $lib failed"
+	done
+}
+
 build_perf_tests() {
 	local src=$root/selftests/perf b=$out/perf g=$r/selftests/perf
 	local pflags="-O2 -fomit-frame-pointer -Wall -Werror -I$src -I$ksft"
-	local lib vaddr=0 va memsz v
+	local lib
 
 	mkdir -p "$b" "$g"
 	install -m 644 "$src/lib.sh" "$g/lib.sh"
@@ -365,17 +384,13 @@ build_perf_tests() {
 		-Wl,-soname,libsfu_sc_plain.so "$src/sclib.c"
 	cp "$lib" "$g/libsfu_sc_plain_v2.so"
 	cp "$lib" "$g/libsfu_sc_plain_none.so"
-	while read -r va memsz; do
-		if [ $((va + memsz)) -gt "$vaddr" ]; then
-			vaddr=$((va + memsz))
-		fi
-	done < <(readelf -lW "$lib" | awk '$1 == "LOAD" { print $3, $6 }')
-	vaddr=$(printf '0x%x' $(((vaddr + 4095) & ~4095)))
-	echo "$vaddr" > "$lib.vaddr"
-	for v in 3 2; do
-		"$root/scripts/sframe-gen" --version=$v --vaddr "$vaddr" \
-			-o "$lib.sframe$v" "$lib"
-	done
+	sidecar_sections "$lib" 3 2
+	sframe_link "$g/libsfu_sc_plain_noid.so" $pflags -fPIC -shared \
+		-Wl,--build-id=none -Wl,-soname,libsfu_sc_plain_noid.so \
+		"$src/sclib.c"
+	! readelf -nW "$g/libsfu_sc_plain_noid.so" | grep -q NT_GNU_BUILD_ID ||
+		die "libsfu_sc_plain_noid.so has a build-id"
+	sidecar_sections "$g/libsfu_sc_plain_noid.so" 3
 	# Exact rules on every architecture (s390x: from the CFI), as the
 	# walks must get from the callback through the library to main.
 	unwind_cc "$src/sidecar.c" "$b/sidecar.o" $pflags \

@@ -20,6 +20,10 @@
  * (without a section: start in sc_leaf and do not get through).  The
  * registrations are dropped with DEL_FILE at the end.
  *
+ * A fourth copy, libsfu_sc_plain_noid.so, has no build-id: registered
+ * without one, it is listed as sidecar when mapped; once its modification
+ * time changes (as when it is rewritten in place), a new mapping is not.
+ *
  * The sections and the address they were generated for (in a file of
  * its own, "0x..." ) come from scripts/qemu/run.sh.
  */
@@ -32,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
@@ -43,6 +48,7 @@
 #define SC_DIR		"/selftests/perf"
 #define SC_LIB		SC_DIR "/libsfu_sc_plain"
 #define SC_VADDR	SC_LIB ".so.vaddr"
+#define SC_NOID		SC_LIB "_noid.so"
 #define SC_HOOK		"/sys/kernel/debug/sframe_unwind/unwind"
 #define SC_SECTIONS	"/sys/kernel/debug/sframe_unwind/sections"
 #define SC_READ_MAX	(64 * 1024)
@@ -53,6 +59,8 @@
 #define SC_NR_CASES	3
 /* Checks per case: listing, and per command the write and the walk. */
 #define SC_PER_CASE	(1 + 2 * SC_NR_CMDS)
+/* The file without a build-id: listed, then not after a new mtime. */
+#define SC_NOID_CHECKS	2
 
 struct sc_case {
 	const char *lib;
@@ -351,6 +359,67 @@ __attribute__((noipa)) void sc_run(int dev, const struct sc_case *c,
 	dlclose(h);
 }
 
+/* The generation address written next to a library's sections. */
+static int sc_vaddr(const char *lib, unsigned long long *vaddr)
+{
+	char path[256], *text, *end;
+
+	snprintf(path, sizeof(path), "%s.vaddr", lib);
+	text = sc_read_file(path, 64, NULL);
+	if (!text)
+		return -1;
+	*vaddr = strtoull(text, &end, 16);
+	free(text);
+	return end == text ? -1 : 0;
+}
+
+/* dlopen @lib, see whether it is listed as sidecar, dlclose it. */
+static bool sc_listed_once(const char *lib)
+{
+	char line[256] = "";
+	bool listed;
+	void *h;
+
+	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		ksft_print_msg("dlopen %s: %s\n", lib, dlerror());
+		return false;
+	}
+	listed = sc_listed(lib, line, sizeof(line)) &&
+		 strstr(line, " sidecar ");
+	if (listed)
+		ksft_print_msg("%s\n", line);
+	dlclose(h);
+	return listed;
+}
+
+/* A file without a build-id keeps its sidecar only while unchanged. */
+static void sc_noid(int dev)
+{
+	static const struct sc_case c = { SC_NOID, SC_NOID ".sframe3", 3 };
+	struct timespec later[2] = { { .tv_nsec = UTIME_OMIT } };
+	unsigned long long vaddr;
+	struct stat st;
+	int ret;
+
+	if (sc_vaddr(c.lib, &vaddr) || stat(c.lib, &st)) {
+		ksft_test_result_fail("noid: %s or its address: %s\n", c.lib,
+				      strerror(errno));
+		ksft_test_result_skip("noid: after a new mtime\n");
+		return;
+	}
+	ret = sc_register(dev, &c, vaddr);
+	ksft_test_result(!ret && sc_listed_once(c.lib),
+			 "libsfu_sc_plain_noid.so (no build-id): registered (%s), listed as sidecar\n",
+			 strerror(ret));
+	later[1].tv_sec = st.st_mtim.tv_sec + 1;
+	ret = utimensat(AT_FDCWD, c.lib, later, 0) ? errno : 0;
+	ksft_test_result(!ret && !sc_listed_once(c.lib),
+			 "libsfu_sc_plain_noid.so: not a sidecar once its mtime changed (%s)\n",
+			 strerror(ret));
+	sc_file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, c.lib, 0, NULL, 0);
+}
+
 int main(void)
 {
 	unsigned long long vaddr;
@@ -366,7 +435,7 @@ int main(void)
 	if (!text || end == text)
 		ksft_exit_fail_msg("cannot read %s\n", SC_VADDR);
 	free(text);
-	ksft_set_plan(SC_NR_CASES * SC_PER_CASE);
+	ksft_set_plan(SC_NR_CASES * SC_PER_CASE + SC_NOID_CHECKS);
 	dev = open(SFRAME_UNWIND_DEVICE, O_RDWR);
 	sc_fd = open(SC_HOOK, O_RDWR);
 	if (dev < 0 || sc_fd < 0)
@@ -375,6 +444,7 @@ int main(void)
 	ksft_print_msg("sections generated for sframe_vaddr 0x%llx\n", vaddr);
 	for (i = 0; i < SC_NR_CASES; i++)
 		sc_run(dev, &sc_cases[i], vaddr);
+	sc_noid(dev);
 	for (i = 0; i < SC_NR_CASES; i++)
 		if (sc_cases[i].sframe)
 			sc_file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE,
