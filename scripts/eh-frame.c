@@ -1177,11 +1177,6 @@ static u64 ehf_elf_get(const struct ehf_elf_ctx *e, u64 off, unsigned int n)
 	ehf_elf_get(e, (base) + offsetof(type, field), \
 		    sizeof(((type *)0)->field))
 
-static bool ehf_in_file(const struct sfu_file *f, u64 off, u64 len)
-{
-	return off <= f->size && len <= f->size - off;
-}
-
 static const char *ehf_sh_name(const struct ehf_elf_ctx *e, u64 stroff,
 			       u64 strsize, u64 sh)
 {
@@ -1206,7 +1201,7 @@ static void ehf_elf_section(const struct ehf_elf_ctx *e, struct ehf_elf *elf,
 		elf->got_vaddr = addr;
 	} else if (!strcmp(name, ".eh_frame") &&
 		   EHF_FIELD(e, sh, Elf64_Shdr, sh_type) != SHT_NOBITS &&
-		   ehf_in_file(e->f, off, size)) {
+		   sfu_in_file(e->f, off, size)) {
 		elf->eh_frame = e->f->data + off;
 		elf->eh_frame_size = size;
 		elf->eh_frame_vaddr = addr;
@@ -1222,43 +1217,18 @@ static void ehf_elf_by_shdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	u64 str_sh, stroff, strsize, sh, i;
 
 	if (!shoff || shstrndx >= shnum ||
-	    !ehf_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
+	    !sfu_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
 		return;
 	str_sh = shoff + shstrndx * sizeof(Elf64_Shdr);
 	stroff = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
 	strsize = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
-	if (!ehf_in_file(e->f, stroff, strsize))
+	if (!sfu_in_file(e->f, stroff, strsize))
 		return;
 	for (i = 0; i < shnum; i++) {
 		sh = shoff + i * sizeof(Elf64_Shdr);
 		ehf_elf_section(e, elf, ehf_sh_name(e, stroff, strsize, sh),
 				sh);
 	}
-}
-
-/* The file offset and the bytes left in its segment of address @vaddr. */
-static bool ehf_elf_vaddr(const struct ehf_elf_ctx *e, u64 vaddr, u64 *off,
-			  u64 *left)
-{
-	u64 phoff = EHF_FIELD(e, 0, Elf64_Ehdr, e_phoff);
-	u64 phnum = EHF_FIELD(e, 0, Elf64_Ehdr, e_phnum);
-	u64 ph, start, size, i;
-
-	if (!ehf_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
-		return false;
-	for (i = 0; i < phnum; i++) {
-		ph = phoff + i * sizeof(Elf64_Phdr);
-		if (EHF_FIELD(e, ph, Elf64_Phdr, p_type) != PT_LOAD)
-			continue;
-		start = EHF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-		size = EHF_FIELD(e, ph, Elf64_Phdr, p_filesz);
-		if (vaddr < start || vaddr - start >= size)
-			continue;
-		*off = EHF_FIELD(e, ph, Elf64_Phdr, p_offset) + vaddr - start;
-		*left = size - (vaddr - start);
-		return ehf_in_file(e->f, *off, *left);
-	}
-	return false;
 }
 
 /*
@@ -1273,8 +1243,9 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	struct ehf_section hdr = { .big = e->big, .addr_size = sizeof(u64) };
 	struct ehf_cur c = { .s = &hdr, .pos = EHF_HDR_PTR_OFF };
 	u64 ph, off, left, ptr, i;
+	const u8 *eh_frame;
 
-	if (!ehf_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
+	if (!sfu_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
 		return;
 	for (i = 0; i < phnum; i++) {
 		ph = phoff + i * sizeof(Elf64_Phdr);
@@ -1286,15 +1257,17 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	off = EHF_FIELD(e, ph, Elf64_Phdr, p_offset);
 	hdr.size = EHF_FIELD(e, ph, Elf64_Phdr, p_filesz);
 	hdr.vaddr = EHF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-	if (!ehf_in_file(e->f, off, hdr.size) || hdr.size <= EHF_HDR_PTR_OFF)
+	if (!sfu_in_file(e->f, off, hdr.size) || hdr.size <= EHF_HDR_PTR_OFF)
 		return;
 	hdr.data = e->f->data + off;
 	c.end = hdr.size;
 	if (hdr.data[0] != EHF_HDR_VERSION ||
-	    ehf_get_ptr(&c, hdr.data[1], &ptr) ||
-	    !ehf_elf_vaddr(e, ptr, &off, &left))
+	    ehf_get_ptr(&c, hdr.data[1], &ptr))
 		return;
-	elf->eh_frame = e->f->data + off;
+	eh_frame = sfu_elf_at_vaddr(e->f, ptr, &left);
+	if (!eh_frame)
+		return;
+	elf->eh_frame = eh_frame;
 	elf->eh_frame_size = left;
 	elf->eh_frame_vaddr = ptr;
 	elf->size_unknown = true;

@@ -40,11 +40,6 @@ static u64 emb_align_up(u64 v, u64 a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-static bool emb_in_file(const struct sfu_file *f, u64 off, u64 len)
-{
-	return off <= f->size && len <= f->size - off;
-}
-
 static int emb_fail(struct sfu_embed *e, int err, const char *what)
 {
 	snprintf(e->err, sizeof(e->err), "%s", what);
@@ -75,7 +70,7 @@ static int emb_check_ehdr(const struct sfu_file *f, struct sfu_embed *e)
 	phnum = EMB_RD(e, eh, Elf64_Ehdr, e_phnum);
 	if (EMB_RD(e, eh, Elf64_Ehdr, e_phentsize) != sizeof(Elf64_Phdr) ||
 	    !phnum || phnum + 2 >= PN_XNUM ||
-	    !emb_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+	    !sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
 		return emb_fail(e, -ENOEXEC, "bad program header table");
 	return 0;
 }
@@ -237,12 +232,12 @@ static int emb_read_shdrs(const struct sfu_file *f, struct sfu_embed *e,
 	}
 	if (EMB_RD(e, eh, Elf64_Ehdr, e_shentsize) != sizeof(Elf64_Shdr) ||
 	    s->shnum + 1 >= SHN_LORESERVE || s->strndx >= s->shnum ||
-	    !emb_in_file(f, s->shoff, (u64)s->shnum * sizeof(Elf64_Shdr)))
+	    !sfu_in_file(f, s->shoff, (u64)s->shnum * sizeof(Elf64_Shdr)))
 		return emb_fail(e, -ENOEXEC, "bad section header table");
 	sh = eh + s->shoff + (u64)s->strndx * sizeof(Elf64_Shdr);
 	s->stroff = EMB_RD(e, sh, Elf64_Shdr, sh_offset);
 	s->strsize = EMB_RD(e, sh, Elf64_Shdr, sh_size);
-	if (!emb_in_file(f, s->stroff, s->strsize))
+	if (!sfu_in_file(f, s->stroff, s->strsize))
 		return emb_fail(e, -ENOEXEC, "bad section name table");
 	for (i = 0; i < s->shnum; i++)
 		if (emb_is_sframe(f, e, s,

@@ -98,7 +98,15 @@ void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v)
 #define SFU_ELF_FIELD(e, p, type, field) \
 	SFU_ELF_RD((e)->big, p, type, field)
 
-static bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
+/**
+ * sfu_in_file() - whether a range lies inside a loaded file
+ * @f: the file
+ * @off: the range's offset
+ * @len: its length
+ *
+ * Return: true if [@off, @off + @len) is inside @f, without overflow.
+ */
+bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
 {
 	return off <= f->size && len <= f->size - off;
 }
@@ -163,6 +171,40 @@ static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
 		return 0;
 	}
 	return -1;
+}
+
+/**
+ * sfu_elf_at_vaddr() - the file's bytes at an address of its image
+ * @f: a 64-bit ELF file (either byte order)
+ * @vaddr: an address inside the file contents of one of its PT_LOADs
+ * @left: set to the bytes from there to the end of those contents
+ *
+ * Return: the byte at @vaddr, or NULL if no PT_LOAD holds it in the file.
+ */
+const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
+				uint64_t *left)
+{
+	bool big = f->data[EI_DATA] == ELFDATA2MSB;
+	uint64_t phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
+	uint64_t phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
+	uint64_t start, size, off, i;
+	const uint8_t *ph;
+
+	if (!sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+		return NULL;
+	for (i = 0; i < phnum; i++) {
+		ph = f->data + phoff + i * sizeof(Elf64_Phdr);
+		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_LOAD)
+			continue;
+		start = SFU_ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
+		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
+		if (vaddr < start || vaddr - start >= size)
+			continue;
+		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset) + vaddr - start;
+		*left = size - (vaddr - start);
+		return sfu_in_file(f, off, *left) ? f->data + off : NULL;
+	}
+	return NULL;
 }
 
 /**

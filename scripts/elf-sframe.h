@@ -37,5 +37,8 @@ void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v);
 int sfu_file_load(const char *path, struct sfu_file *f);
 void sfu_file_free(struct sfu_file *f);
 int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob);
+bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len);
+const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
+				uint64_t *left);
 
 #endif /* _SCRIPTS_ELF_SFRAME_H */

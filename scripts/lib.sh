@@ -42,3 +42,13 @@ need_linux_source() {
 	say "installing $LINUX_SOURCE_PKG"
 	apt_install "$LINUX_SOURCE_PKG"
 }
+
+# section_size FILE NAME: sh_size of section NAME of ELF FILE, 0 if none.
+section_size() {
+	local hex
+
+	hex=$(readelf -SW "$1" 2> /dev/null |
+	      sed 's/^ *\[ *[0-9]*\] *//' |
+	      awk -v n="$2" '$1 == n { print $5; exit }')
+	echo $((16#${hex:-0}))
+}

@@ -942,42 +942,14 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 #define GEN_MERGE_SPAN		256
 #define GEN_MERGE_GAP_MAX	32
 
-/* The file's bytes at @vaddr, if a PT_LOAD holds @len of them. */
-static const u8 *gen_text(const struct gen *g, u64 vaddr, u64 len)
-{
-	const struct sfu_file *f = g->file;
-	const u8 *eh = f->data, *ph;
-	bool big = g->elf.big;
-	u64 phoff = SFU_ELF_RD(big, eh, Elf64_Ehdr, e_phoff);
-	u64 phnum = SFU_ELF_RD(big, eh, Elf64_Ehdr, e_phnum);
-	u64 i, start, size, off;
-
-	if (phoff > f->size || phnum > (f->size - phoff) / sizeof(Elf64_Phdr))
-		return NULL;
-	for (i = 0; i < phnum; i++) {
-		ph = eh + phoff + i * sizeof(Elf64_Phdr);
-		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_LOAD)
-			continue;
-		start = SFU_ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
-		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
-		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset);
-		if (vaddr < start || vaddr - start > size ||
-		    len > size - (vaddr - start) || off > f->size ||
-		    off + (vaddr - start) > f->size - len)
-			continue;
-		return eh + off + (vaddr - start);
-	}
-	return NULL;
-}
-
 /* Whether [@from, @to) holds nothing but padding instructions. */
 static bool gen_is_padding(const struct gen *g, u64 from, u64 to)
 {
-	const u8 *p = gen_text(g, from, to - from);
-	u64 at = 0, n = to - from;
+	u64 at = 0, n = to - from, left;
+	const u8 *p = sfu_elf_at_vaddr(g->file, from, &left);
 	u32 len;
 
-	if (!p)
+	if (!p || left < n)
 		return false;
 	while (at < n) {
 		len = g->arch->pad(p + at, n - at, g->elf.big);
@@ -1009,13 +981,12 @@ static void gen_merge_into(struct gen *g, struct sfu_enc_fde *a,
 			   const struct sfu_enc_fde *b, struct sfu_enc_fre *store)
 {
 	u32 shift = (u32)(b->start - a->start), i = 0;
-	struct sfu_enc_fre *last = &store[a->nr_fres - 1];
 	struct sfu_enc_fre *to = &store[a->nr_fres];
 
 	g->pad_bytes += b->start - (a->start + a->size);
 	/* A first row that only repeats the rule in force adds nothing. */
-	if (b->start == a->start + a->size && b->nr_fres &&
-	    gen_same_fre(last, &b->fres[0]))
+	if (b->start == a->start + a->size && a->nr_fres && b->nr_fres &&
+	    gen_same_fre(to - 1, &b->fres[0]))
 		i = 1;
 	for (; i < b->nr_fres; i++, to++) {
 		*to = b->fres[i];
@@ -1035,7 +1006,7 @@ static void gen_merge_into(struct gen *g, struct sfu_enc_fde *a,
 static int gen_merge(struct gen *g, struct sfu_enc_fde *fdes, u32 *np,
 		     struct sfu_enc_fre **storep)
 {
-	struct sfu_enc_fre *store, *at;
+	struct sfu_enc_fre *store, *group = NULL;
 	u64 total = 0;
 	u32 i, w = 0;
 
@@ -1044,19 +1015,16 @@ static int gen_merge(struct gen *g, struct sfu_enc_fde *fdes, u32 *np,
 	store = calloc(total + 1, sizeof(*store));
 	if (!store)
 		return gen_oom();
-	at = store;
 	for (i = 0; i < *np; i++) {
+		/* The rows of the FDE being built are the last in @store. */
 		if (w && gen_can_merge(g, &fdes[w - 1], &fdes[i])) {
-			gen_merge_into(g, &fdes[w - 1], &fdes[i],
-				       (struct sfu_enc_fre *)fdes[w - 1].fres);
-			at = (struct sfu_enc_fre *)fdes[w - 1].fres +
-			     fdes[w - 1].nr_fres;
+			gen_merge_into(g, &fdes[w - 1], &fdes[i], group);
 			continue;
 		}
+		group = w ? group + fdes[w - 1].nr_fres : store;
 		fdes[w] = fdes[i];
-		memcpy(at, fdes[i].fres, fdes[i].nr_fres * sizeof(*at));
-		fdes[w].fres = at;
-		at += fdes[i].nr_fres;
+		memcpy(group, fdes[i].fres, fdes[i].nr_fres * sizeof(*group));
+		fdes[w].fres = group;
 		w++;
 	}
 	*np = w;
@@ -1171,8 +1139,6 @@ static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
 	s64 len;
 	int ret;
 
-	if (!g->plain_bytes)
-		g->plain_bytes = sfu_encode(p, fdes, n, NULL, 0);
 	if (!g->o->no_compact) {
 		p->tight_starts = true;
 		ret = gen_share(g, fdes, n);
@@ -1293,6 +1259,7 @@ static int gen_from_v1(struct gen *g, const struct sfu_file *in,
 		return ret;
 	}
 	sfu_reenc_v3_params(&r, g->o->vaddr, &p);
+	g->plain_bytes = sfu_encode(&p, r.fdes, r.nr_fdes, NULL, 0);
 	ret = gen_encode_fdes(g, r.fdes, r.nr_fdes, &p, &buf);
 	if (!ret)
 		ret = gen_output(g, in, plan, buf);

@@ -48,6 +48,9 @@ out=$(cd "$out" && pwd)
 
 # shellcheck source=scripts/tests/tap.sh
 . "$root/scripts/tests/tap.sh"
+prog="gen-oracle"
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 indent() {
 	sed 's/^/# /'
@@ -931,7 +934,7 @@ for arch in aarch64 s390x; do
 		skip "$arch Debian binaries" "fetch-debs.sh failed: $(tail -1 "$out/$arch-debs.err")"
 		continue
 	fi
-	ld=ld-linux-aarch64.so.1
+	ld="ld-linux-aarch64.so.1"
 	[ "$arch" = s390x ] && ld=ld64.so.1
 	for f in "lib/$arch-linux-gnu/libc.so.6" "lib/$arch-linux-gnu/$ld" \
 		 "usr/lib/$arch-linux-gnu/libstdc++.so.6" bin/bash \
@@ -951,6 +954,7 @@ if [ -x "$out/corpus-O2-omit-fp" ]; then
 	check_embed corpus-O2-omit-fp "$out/corpus-O2-omit-fp" "{}"
 fi
 if [ -x /bin/bash ]; then
+	# shellcheck disable=SC2016  # expanded by the embedded bash
 	check_embed bash /bin/bash "{}" -c 'for i in 1 2 3; do echo "$i $BASH_VERSION"; done | sort -r'
 fi
 for arch in aarch64 s390x; do
@@ -969,13 +973,8 @@ fi
 # The size goal: compacted V3 of x86-64 libc at most 0.8 times .eh_frame
 # plus .eh_frame_hdr (make sizes prints the whole table).
 if [ -f "$out/libc.so.6.v3.stats" ]; then
-	eh=0
-	for sec in .eh_frame .eh_frame_hdr; do
-		hex=$(readelf -SW /lib/x86_64-linux-gnu/libc.so.6 |
-		      sed 's/^ *\[ *[0-9]*\] *//' |
-		      awk -v n="$sec" '$1 == n { print $5; exit }')
-		eh=$((eh + 16#${hex:-0}))
-	done
+	eh=$(($(section_size /lib/x86_64-linux-gnu/libc.so.6 .eh_frame) +
+	      $(section_size /lib/x86_64-linux-gnu/libc.so.6 .eh_frame_hdr)))
 	v3=$(awk '$1 == "bytes" { print $2 }' "$out/libc.so.6.v3.stats")
 	ratio=$(awk -v a="${v3:-0}" -v b="$eh" 'BEGIN { printf "%.3f", b ? a / b : 9 }')
 	if awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r <= 0.8) }'; then

@@ -19,14 +19,9 @@ out=${1:-$root/build/sizes}
 gen=$root/scripts/sframe-gen
 mkdir -p "$out"
 
-# section_size FILE NAME: sh_size of section NAME, 0 if none.
-section_size() {
-	local hex
-
-	hex=$(readelf -SW "$1" 2> /dev/null |
-	      sed 's/^ *\[ *[0-9]*\] *//' | awk -v n="$2" '$1 == n { print $5; exit }')
-	echo $((16#${hex:-0}))
-}
+prog=sizes
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 # row NAME FILE [V1-FILE]
 row() {
@@ -91,7 +86,7 @@ for arch in aarch64 s390x; do
 	[ "$arch" = aarch64 ] && deb=arm64
 	droot=$("$root/scripts/fetch-debs.sh" "$deb" libc6 libstdc++6 bash \
 		python3.11-minimal) || { echo "sizes: no $deb packages" >&2; continue; }
-	ld=ld-linux-aarch64.so.1
+	ld="ld-linux-aarch64.so.1"
 	[ "$arch" = s390x ] && ld=ld64.so.1
 	for f in "lib/$arch-linux-gnu/libc.so.6" "lib/$arch-linux-gnu/$ld" \
 		 "usr/lib/$arch-linux-gnu/libstdc++.so.6" bin/bash \
