@@ -22,7 +22,8 @@ O		:= build
 FUZZ_SECONDS	?= 60
 
 DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
-		   kernel/sframe_lookup.c kernel/sframe_print.c
+		   kernel/sframe_lookup.c kernel/sframe_rows.c \
+		   kernel/sframe_print.c
 ENCODER_SRCS	:= kernel/sframe_encode.c
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \

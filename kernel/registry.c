@@ -159,7 +159,9 @@ static size_t sfu_section_bytes(const struct sfu_section *sec)
 {
 	return sec->nr_elems * sizeof(*sec->elems) +
 	       (sec->keys ? sec->nr_fdes * sizeof(*sec->keys) : 0) +
-	       sec->nr_blocks * sizeof(*sec->blocks);
+	       sec->nr_blocks * sizeof(*sec->blocks) +
+	       sec->nr_runs * sizeof(*sec->runs) +
+	       sec->nr_marks * sizeof(*sec->marks);
 }
 
 /**

@@ -702,6 +702,8 @@ const char *sfu_strerror(int err)
 		return "section too large";
 	case -ENOMEM:
 		return "out of memory";
+	case -ERANGE:
+		return "work budget spent";
 	default:
 		return "unknown error";
 	}

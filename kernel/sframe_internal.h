@@ -10,5 +10,8 @@
 int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode);
 void sfu_fde_head(const struct sfu_section *sec, struct sfu_fde *fde,
 		  const u8 *b);
+int sfu_rows_build(struct sfu_section *sec);
+void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,
+		   u64 pc_off, struct sfu_fre_iter *it);
 
 #endif /* _SFRAME_INTERNAL_H */

@@ -11,9 +11,15 @@
  * FDEs.  Unsorted sections (JIT use) and sections made of several
  * concatenated elements also keep a sorted key array.
  *
- * The index is a hint: lookups re-read and re-check the descriptor they
- * land on, so a section changed after set-up gives wrong answers or errors,
- * never out-of-bounds reads.
+ * Long functions also get a row index (sframe_rows.c), so that finding a
+ * row decodes at most SFU_ROW_STRIDE of them.
+ *
+ * The indexes are hints: lookups re-read and re-check the descriptor and
+ * the rows they land on, so a section changed after set-up gives wrong
+ * answers or errors, never out-of-bounds reads.
+ *
+ * Callers in NMI can bound the work of a lookup further with a budget
+ * (sfu_find_rule_budget()): one unit per descriptor or row read.
  */
 #include "sframe_internal.h"
 
@@ -184,7 +190,8 @@ static int sfu_build_index(struct sfu_section *sec)
  *
  * Validates the header of every element (magic, version, flags, ABI, byte
  * order, sub-section bounds and counts), reads every FDE start once, checks
- * that sections flagged sorted are, and builds the block index.  May sleep
+ * that sections flagged sorted are, and builds the block index and the
+ * row index (which decodes the rows of functions with many).  May sleep
  * and fault for user sections.  On error @sec->diag names the check.
  *
  * Return: 0 or a negative error code (see include/sframe/decode.h).
@@ -203,6 +210,8 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 	ret = sfu_parse_elems(sec, SFU_MEM_USER);
 	if (!ret)
 		ret = sfu_build_index(sec);
+	if (!ret)
+		ret = sfu_rows_build(sec);
 	if (ret)
 		sfu_section_destroy(sec);
 	return ret;
@@ -217,9 +226,15 @@ void sfu_section_destroy(struct sfu_section *sec)
 	sfu_free(sec->blocks);
 	sfu_free(sec->keys);
 	sfu_free(sec->elems);
+	sfu_free(sec->runs);
+	sfu_free(sec->marks);
 	sec->blocks = NULL;
 	sec->keys = NULL;
 	sec->elems = NULL;
+	sec->runs = NULL;
+	sec->marks = NULL;
+	sec->nr_runs = 0;
+	sec->nr_marks = 0;
 	sec->nr_blocks = 0;
 	sec->nr_fdes = 0;
 	sec->nr_elems = 0;
@@ -252,17 +267,21 @@ static u32 sfu_pos_id(const struct sfu_section *sec, u32 pos)
 	return sec->keys ? sec->keys[pos].id : pos;
 }
 
-/**
- * sfu_find_fde() - find the function descriptor covering a PC
- * @sec: an initialised section
- * @pc: the address
- * @fde: where the descriptor goes
- * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
- *
- * Return: 0, -ENOENT if no function covers @pc, -EBADMSG or -EFAULT.
- */
-int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-		 enum sfu_mem mode)
+/* Take @n units of work from @budget (NULL: unlimited). */
+static bool sfu_spend(u32 *budget, u32 n)
+{
+	if (!budget)
+		return true;
+	if (*budget < n) {
+		*budget = 0;
+		return false;
+	}
+	*budget -= n;
+	return true;
+}
+
+static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
+			  enum sfu_mem mode, u32 *budget)
 {
 	const struct sfu_elem *e;
 	u32 b, lo, hi, mid, id;
@@ -277,6 +296,8 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	/* Last position in [lo, hi] whose start is <= pc. */
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
+		if (!sec->keys && !sfu_spend(budget, 1))
+			return -ERANGE;
 		ret = sfu_pos_start(sec, mid, &start, mode);
 		if (ret)
 			return ret;
@@ -285,6 +306,8 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		else
 			hi = mid - 1;
 	}
+	if (!sfu_spend(budget, 1))
+		return -ERANGE;
 	/* sfu_read_fde() re-reads and re-checks the descriptor itself. */
 	id = sfu_pos_id(sec, lo);
 	e = sfu_elem_of(sec, id);
@@ -294,6 +317,74 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	if (pc < fde->start || pc - fde->start >= fde->size)
 		return -ENOENT;
 	return 0;
+}
+
+/**
+ * sfu_find_fde() - find the function descriptor covering a PC
+ * @sec: an initialised section
+ * @pc: the address
+ * @fde: where the descriptor goes
+ * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ *
+ * Return: 0, -ENOENT if no function covers @pc, -EBADMSG or -EFAULT.
+ */
+int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
+		 enum sfu_mem mode)
+{
+	return sfu_lookup_fde(sec, pc, fde, mode, NULL);
+}
+
+/**
+ * sfu_find_rule_budget() - the unwind rule at a PC, with bounded work
+ * @sec: an initialised section
+ * @pc: the address
+ * @rule: where the rule goes
+ * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
+ * @budget: units of work left, one per descriptor or row read (each read
+ *	at most SFU_FRE_MAX_BYTES); decremented.  NULL: no limit.
+ *
+ * With the row index, a lookup costs at most a binary search over the
+ * functions of one block plus SFU_ROW_STRIDE + 1 rows, whatever the
+ * section holds; the budget bounds a whole walk on top of that.
+ *
+ * Return: 0, -ENOENT if nothing describes @pc, -ERANGE if @budget ran
+ * out, -EBADMSG or -EFAULT.
+ */
+int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
+			 struct sfu_rule *rule, enum sfu_mem mode,
+			 u32 *budget)
+{
+	struct sfu_fre_iter it;
+	struct sfu_fre fre, best;
+	struct sfu_fde fde;
+	bool found = false;
+	u64 pc_off;
+	int ret;
+
+	ret = sfu_lookup_fde(sec, pc, &fde, mode, budget);
+	if (ret)
+		return ret;
+	if (!fde.num_fres)
+		return sfu_fde_empty_rule(&fde, rule);
+	pc_off = pc - fde.start;
+	if (fde.pc_type == SFRAME_FDE_TYPE_PCMASK)
+		pc_off %= fde.rep_size;
+	sfu_fre_iter_init(&fde, &it);
+	sfu_rows_seek(sec, &fde, pc_off, &it);
+	for (;;) {
+		if (it.left && !sfu_spend(budget, 1))
+			return -ERANGE;
+		ret = sfu_fre_next(sec, &fde, &it, &fre, mode);
+		if (ret || fre.start > pc_off)
+			break;
+		best = fre;
+		found = true;
+	}
+	if (ret && ret != -ENOENT)
+		return ret;
+	if (!found)
+		return -ENOENT;
+	return sfu_fre_rule(sec, &fde, &best, rule);
 }
 
 /**
@@ -308,33 +399,7 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 		  enum sfu_mem mode)
 {
-	struct sfu_fre_iter it;
-	struct sfu_fre fre, best;
-	struct sfu_fde fde;
-	bool found = false;
-	u64 pc_off;
-	int ret;
-
-	ret = sfu_find_fde(sec, pc, &fde, mode);
-	if (ret)
-		return ret;
-	if (!fde.num_fres)
-		return sfu_fde_empty_rule(&fde, rule);
-	pc_off = pc - fde.start;
-	if (fde.pc_type == SFRAME_FDE_TYPE_PCMASK)
-		pc_off %= fde.rep_size;
-	sfu_fre_iter_init(&fde, &it);
-	while (!(ret = sfu_fre_next(sec, &fde, &it, &fre, mode))) {
-		if (fre.start > pc_off)
-			break;
-		best = fre;
-		found = true;
-	}
-	if (ret && ret != -ENOENT)
-		return ret;
-	if (!found)
-		return -ENOENT;
-	return sfu_fre_rule(sec, &fde, &best, rule);
+	return sfu_find_rule_budget(sec, pc, rule, mode, NULL);
 }
 
 /* Every row of one function: read, order-checked, decoded. */
@@ -382,25 +447,34 @@ static bool sfu_vkey_same_rows(const struct sfu_vkey *a,
 	       a->fde_type == b->fde_type && a->rep_size == b->rep_size;
 }
 
+/*
+ * The keys of @e's FDEs that have rows; *@nr gets their number.  An FDE
+ * without rows shares nothing, even where its offset is its neighbour's
+ * (as gas and ld write them), so it takes no part in the grouping.
+ */
 static int sfu_vkeys_read(struct sfu_section *sec, const struct sfu_elem *e,
-			  struct sfu_vkey *keys, enum sfu_mem mode)
+			  struct sfu_vkey *keys, u32 *nr, enum sfu_mem mode)
 {
 	struct sfu_fde fde;
-	u32 i;
+	u32 i, n = 0;
 	int ret;
 
 	for (i = 0; i < e->num_fdes; i++) {
 		ret = sfu_read_fde(sec, e, i, &fde, mode);
 		if (ret)
 			return ret;
-		keys[i].fres_off = fde.fres_off;
-		keys[i].num_fres = fde.num_fres;
-		keys[i].idx = i;
-		keys[i].size = fde.size;
-		keys[i].info = fde.info;
-		keys[i].fde_type = fde.fde_type;
-		keys[i].rep_size = fde.rep_size;
+		if (!fde.num_fres)
+			continue;
+		keys[n].fres_off = fde.fres_off;
+		keys[n].num_fres = fde.num_fres;
+		keys[n].idx = i;
+		keys[n].size = fde.size;
+		keys[n].info = fde.info;
+		keys[n].fde_type = fde.fde_type;
+		keys[n].rep_size = fde.rep_size;
+		n++;
 	}
+	*nr = n;
 	return 0;
 }
 
@@ -446,7 +520,7 @@ static int sfu_validate_elem(struct sfu_section *sec,
 {
 	struct sfu_vkey *keys;
 	u64 rows = 0;
-	u32 i, n;
+	u32 i, n, nr;
 	int ret;
 
 	if (!e->num_fdes)
@@ -454,12 +528,12 @@ static int sfu_validate_elem(struct sfu_section *sec,
 	keys = sfu_alloc_array(e->num_fdes, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
-	ret = sfu_vkeys_read(sec, e, keys, mode);
+	ret = sfu_vkeys_read(sec, e, keys, &nr, mode);
 	if (ret)
 		goto free_keys;
-	sfu_sort(keys, e->num_fdes, sizeof(*keys), sfu_vkey_cmp);
-	for (i = 0; i < e->num_fdes; i += n) {
-		for (n = 1; i + n < e->num_fdes &&
+	sfu_sort(keys, nr, sizeof(*keys), sfu_vkey_cmp);
+	for (i = 0; i < nr; i += n) {
+		for (n = 1; i + n < nr &&
 		     keys[i + n].fres_off == keys[i].fres_off; n++)
 			;
 		ret = sfu_validate_group(sec, e, &keys[i], n, &rows, mode);

@@ -8,7 +8,8 @@
  * frame-pointer (or back-chain) step, and signal trampolines are stepped
  * through with the saved user context.  A walk stops on an outermost
  * frame, a CFA that does not move up the stack or is misaligned, a zero
- * or non-user return address, a failed read, or the depth limit.
+ * or non-user return address, a failed read, the depth limit, or when its
+ * budget of section reads is spent.
  *
  * The same code runs faulting (task context) and non-faulting (any
  * context); only the copy primitive differs.  Non-faulting walks hold the
@@ -29,6 +30,14 @@
 
 #define SFU_DEF_MAX_DEPTH	127
 #define SFU_MAX_DEPTH_LIMIT	1024
+/*
+ * Section reads (descriptors and rows) a walk may make, per frame of its
+ * depth limit.  With the row index a frame needs at most a binary search
+ * in one block and SFU_ROW_STRIDE + 1 rows, and usually a handful, so
+ * only a hostile section spends it; the walk's cost in NMI stays bounded
+ * by max_depth times this, whatever the sections hold.
+ */
+#define SFU_WALK_READS_PER_FRAME	32
 
 unsigned int sfu_max_depth = SFU_DEF_MAX_DEPTH;
 
@@ -55,6 +64,7 @@ static const char *const sfu_stop_names[SFU_STOP_NR] = {
 	[SFU_STOP_CORRUPT]	= "corrupt",
 	[SFU_STOP_NO_RULE]	= "no-rule",
 	[SFU_STOP_REGISTER]	= "register",
+	[SFU_STOP_BUDGET]	= "budget",
 };
 
 /**
@@ -232,7 +242,8 @@ static int sfu_frame_rule(struct sfu_ustate *st, struct sfu_rule *rule)
 		r = NULL;
 	if (st->mode == SFU_MEM_USER)
 		rcu_read_unlock();
-	ret = r ? sfu_find_rule(&r->sec, pc, rule, st->mode) : -ENOENT;
+	ret = r ? sfu_find_rule_budget(&r->sec, pc, rule, st->mode,
+				       &st->budget) : -ENOENT;
 	if (ret == -EBADMSG)
 		sfu_region_corrupt(r, st->mode);
 	if (st->mode == SFU_MEM_USER)
@@ -245,6 +256,8 @@ static int sfu_frame_rule(struct sfu_ustate *st, struct sfu_rule *rule)
 		return ret;
 	case -EBADMSG:
 		return SFU_STOP_CORRUPT + 1;
+	case -ERANGE:
+		return SFU_STOP_BUDGET + 1;
 	default:
 		return SFU_STOP_FAULT + 1;
 	}
@@ -315,6 +328,7 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 	if (!sfu_arch_user_regs_ok(regs))
 		return -EINVAL;
 	sfu_arch_start(&st, regs);
+	st.budget = max * SFU_WALK_READS_PER_FRAME;
 	res->stop = SFU_STOP_DEPTH;
 	while (res->nr < max && consume(arg, st.pc)) {
 		if (++res->nr == max)

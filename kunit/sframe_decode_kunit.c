@@ -487,6 +487,130 @@ static void sfu_test_s390x_bad_reg(struct kunit *test)
 	}
 }
 
+/* Whether row @row of function @f is found within its share of work. */
+static bool sfu_long_row_ok(struct sfu_section *sec, u32 f, u32 row)
+{
+	u64 pc = SFU_TEST_LONG_TEXT + row +
+		 (u64)f * SFU_TEST_LONG_SIZE(SFU_MAX_FDE_FRES);
+	/* The descriptor, a block's binary search, SFU_ROW_STRIDE + 1 rows. */
+	u32 budget = SFU_ROW_STRIDE + 4;
+	struct sfu_rule rule;
+
+	return !sfu_find_rule_budget(sec, pc, &rule, SFU_MEM_KERNEL,
+				     &budget) &&
+	       rule.cfa.off == sfu_test_long_cfa(row);
+}
+
+/*
+ * Functions of 65535 rows: the row index finds any row decoding at most
+ * SFU_ROW_STRIDE + 1 of them; rows shared by several FDEs are indexed once;
+ * without the index the budget stops the scan.
+ */
+static void sfu_test_long_function(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	u32 nr_funcs = c->version == SFRAME_VERSION_1 ? 1 : 3;
+	u32 rows = SFU_MAX_FDE_FRES, f, row, budget, nr_runs, bad = 0;
+	struct sfu_section sec;
+	struct sfu_rule rule;
+	s64 len;
+	u8 *buf;
+
+	len = sfu_test_long_section(c->version, c->abi, rows, nr_funcs,
+				    SFU_TEST_LONG_TEXT, NULL, 0, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, len, 0);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, sfu_test_long_section(c->version, c->abi, rows,
+						    nr_funcs,
+						    SFU_TEST_LONG_TEXT, buf,
+						    len, SFU_TEST_VADDR), len);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sec.nr_runs, 1);
+	KUNIT_EXPECT_EQ(test, sec.nr_marks, (rows - 1) / SFU_ROW_STRIDE);
+	for (f = 0; f < nr_funcs; f++) {
+		for (row = 0; row < rows; row += 97)
+			bad += !sfu_long_row_ok(&sec, f, row);
+		for (row = 0; row < 2 * SFU_ROW_STRIDE + 2; row++)
+			bad += !sfu_long_row_ok(&sec, f, row);
+		for (row = rows - 2 * SFU_ROW_STRIDE - 2; row < rows; row++)
+			bad += !sfu_long_row_ok(&sec, f, row);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+
+	/* The same lookup without the index: the budget ends it. */
+	nr_runs = sec.nr_runs;
+	sec.nr_runs = 0;
+	budget = SFU_ROW_STRIDE + 4;
+	KUNIT_EXPECT_EQ(test, sfu_find_rule_budget(&sec, SFU_TEST_LONG_TEXT +
+						   rows - 1, &rule,
+						   SFU_MEM_KERNEL, &budget),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, budget, 0);
+	KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_LONG_TEXT + rows - 1,
+					    &rule, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, rule.cfa.off, sfu_test_long_cfa(rows - 1));
+	sec.nr_runs = nr_runs;
+	sfu_section_destroy(&sec);
+}
+
+static const struct sfu_case sfu_long_cases[] = {
+	{ 1, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v1-amd64" },
+	{ 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v2-amd64" },
+	{ 2, SFRAME_ABI_AARCH64_ENDIAN_BIG, "v2-aarch64be" },
+	{ 3, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v3-amd64" },
+	{ 3, SFRAME_ABI_AARCH64_ENDIAN_LITTLE, "v3-aarch64" },
+};
+
+KUNIT_ARRAY_PARAM(sfu_long, sfu_long_cases, sfu_case_desc);
+
+/*
+ * An FDE without rows may point where its neighbour's rows start (gas and
+ * ld write such sections); it shares nothing with it.
+ */
+static void sfu_test_empty_fde_offset(struct kunit *test)
+{
+	static const struct sfu_enc_fre rows[] = {
+		{ .start = 0, .base = SFRAME_BASE_REG_SP, .nr_words = 1,
+		  .words = { 8 } },
+		{ .start = 0x200, .base = SFRAME_BASE_REG_SP, .nr_words = 1,
+		  .words = { 16 } },
+	};
+	const struct sfu_enc_fde fdes[] = {
+		{ .start = SFU_TEST_F_ROWS, .size = 0x10 },
+		{ .start = SFU_TEST_F_ROWS + 0x10, .size = 0x1000,
+		  .nr_fres = ARRAY_SIZE(rows), .fres = rows },
+	};
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct sfu_enc_params p = {
+		.version = SFRAME_VERSION_2,
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		.fixed_ra = -8,
+		.vaddr = SFU_TEST_VADDR,
+		.fre_type = SFU_ENC_AUTO,
+		.word_size = SFU_ENC_AUTO,
+	};
+	struct sfu_section sec;
+	struct sfu_fde a, b;
+	s64 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = sfu_encode(&p, fdes, ARRAY_SIZE(fdes), buf, SFU_TEST_BUF_SIZE);
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 0, &a,
+					   SFU_MEM_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 1, &b,
+					   SFU_MEM_KERNEL), 0);
+	/* The case at hand: same offset, different row layout. */
+	KUNIT_EXPECT_EQ(test, a.fres_off, b.fres_off);
+	KUNIT_EXPECT_NE(test, a.fre_type, b.fre_type);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	sfu_section_destroy(&sec);
+}
+
 static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_zero_tail),
@@ -498,6 +622,8 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_abi_mismatch),
 	KUNIT_CASE(sfu_test_sorted_lie),
 	KUNIT_CASE(sfu_test_s390x_bad_reg),
+	KUNIT_CASE_PARAM(sfu_test_long_function, sfu_long_gen_params),
+	KUNIT_CASE(sfu_test_empty_fde_offset),
 	{}
 };
 

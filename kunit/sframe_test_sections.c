@@ -248,6 +248,60 @@ s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 }
 
 /**
+ * sfu_test_long_section() - functions whose rows are many
+ * @version: SFrame version
+ * @abi: ABI id
+ * @nr_rows: rows of each function, at most SFU_MAX_FDE_FRES
+ * @nr_funcs: functions, SFU_TEST_LONG_SIZE(@nr_rows) bytes each from
+ *	@text, all sharing the first one's rows (V2, V3)
+ * @text: address of the first function
+ * @buf: output, or NULL to measure
+ * @cap: size of @buf
+ * @vaddr: address the section is placed at
+ *
+ * Row i starts at offset i and says cfa = sp + sfu_test_long_cfa(i): the
+ * worst case for a decoder that scans rows to find a PC's.
+ *
+ * Return: the section size, or a negative error code.
+ */
+s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
+			  u64 text, u8 *buf, size_t cap, u64 vaddr)
+{
+	struct sfu_enc_params p;
+	struct sfu_enc_fde *fdes;
+	struct sfu_enc_fre *rows;
+	s64 len = -ENOMEM;
+	u32 i;
+
+	rows = sfu_alloc_array(nr_rows, sizeof(*rows));
+	fdes = sfu_alloc_array(nr_funcs, sizeof(*fdes));
+	if (!rows || !fdes)
+		goto free_arrays;
+	for (i = 0; i < nr_rows; i++) {
+		memset(&rows[i], 0, sizeof(rows[i]));
+		rows[i].start = i;
+		rows[i].base = SFRAME_BASE_REG_SP;
+		rows[i].nr_words = 1;
+		rows[i].words[0] = sfu_test_long_cfa(i);
+	}
+	for (i = 0; i < nr_funcs; i++) {
+		memset(&fdes[i], 0, sizeof(fdes[i]));
+		fdes[i].start = text + (u64)i * SFU_TEST_LONG_SIZE(nr_rows);
+		fdes[i].size = SFU_TEST_LONG_SIZE(nr_rows);
+		fdes[i].nr_fres = nr_rows;
+		fdes[i].fres = rows;
+		fdes[i].share = i && version != SFRAME_VERSION_1;
+	}
+	sfu_test_params(&p, version, abi, vaddr);
+	p.flags |= SFRAME_F_FDE_SORTED;
+	len = sfu_encode(&p, fdes, nr_funcs, buf, cap);
+free_arrays:
+	sfu_free(fdes);
+	sfu_free(rows);
+	return len;
+}
+
+/**
  * sfu_test_frames_section() - a V3 section for a synthetic call stack
  * @abi: ABI id
  * @text: address of the first function

@@ -33,6 +33,17 @@ s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
 			    size_t cap, u64 vaddr);
 s32 sfu_test_ra_slot(u8 abi);
 s32 sfu_test_fp_slot(u8 abi);
+/* sfu_test_long_section(): functions of many one-byte rows. */
+#define SFU_TEST_LONG_TEXT	0x100000
+#define SFU_TEST_LONG_SIZE(rows)	((rows) + 16)
+
+static inline s32 sfu_test_long_cfa(u32 row)
+{
+	return 16 + 8 * (row % 61);
+}
+
+s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
+			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 		       u8 *buf, size_t cap);
 

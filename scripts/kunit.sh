@@ -69,7 +69,8 @@ obj-$(CONFIG_SFRAME_UNWIND_KUNIT_TEST) += sframe_unwind_kunit.o
 sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kunit/sframe_registry_kunit.o kunit/sframe_unwind_kunit.o \
 	kunit/sframe_test_sections.o kernel/sframe_decode.o \
-	kernel/sframe_rule.o kernel/sframe_lookup.o kernel/sframe_print.o \
+	kernel/sframe_rule.o kernel/sframe_lookup.o kernel/sframe_rows.o \
+	kernel/sframe_print.o \
 	kernel/sframe_encode.o kernel/registry.o kernel/params.o \
 	kernel/elf.o kernel/unwind.o
 sframe_unwind_kunit-$(CONFIG_X86_64) += kernel/arch/x86.o

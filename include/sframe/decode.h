@@ -14,6 +14,7 @@
  *   -EOPNOTSUPP       an ABI other than the one asked for
  *   -E2BIG            more FDEs or elements than the decoder accepts
  *   -ENOMEM           the lookup index could not be allocated
+ *   -ERANGE           the caller's work budget ran out (sfu_find_rule_budget)
  */
 #ifndef _SFRAME_DECODE_H
 #define _SFRAME_DECODE_H
@@ -31,6 +32,8 @@
 #define SFU_BLOCK_SHIFT_MIN		8
 #define SFU_BLOCK_SHIFT_MAX		63
 #define SFU_MAX_REG			0xffff
+/* Functions with more rows get a row index: a mark every this many rows. */
+#define SFU_ROW_STRIDE			16
 /* Largest encoded FRE: 4-byte start, info, six 4-byte words. */
 #define SFU_FRE_MAX_BYTES		(sizeof(u32) + 1 + \
 					 SFRAME_FRE_MAX_DATAWORDS * sizeof(u32))
@@ -66,6 +69,19 @@ struct sfu_key {
 	u32 id;
 };
 
+/* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */
+struct sfu_row_mark {
+	u32 start;		/* the row's start offset */
+	u32 off;		/* where it is, from the function's first row */
+};
+
+/* The marks of one row sequence, shared by the FDEs that point to it. */
+struct sfu_row_run {
+	u64 fres_off;		/* first FRE, section offset */
+	u32 first;		/* its first mark in sfu_section.marks */
+	u32 nr;
+};
+
 struct sfu_section {
 	unsigned long base;	/* address of byte 0 where it can be read */
 	u64 size;
@@ -81,6 +97,10 @@ struct sfu_section {
 	u8 block_shift;
 	u64 text_lo;		/* lowest function start */
 	u64 text_hi;		/* highest function end */
+	struct sfu_row_run *runs;	/* sorted by fres_off */
+	u32 nr_runs;
+	u32 nr_marks;
+	struct sfu_row_mark *marks;
 	struct sfu_diag diag;
 };
 
@@ -192,6 +212,9 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		 enum sfu_mem mode);
 int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 		  enum sfu_mem mode);
+int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
+			 struct sfu_rule *rule, enum sfu_mem mode,
+			 u32 *budget);
 
 const char *sfu_strerror(int err);
 int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,

@@ -28,6 +28,7 @@ enum sfu_stop {
 	SFU_STOP_CORRUPT,	/* the section is corrupt; it was dropped */
 	SFU_STOP_NO_RULE,	/* no SFrame and no plausible fallback */
 	SFU_STOP_REGISTER,	/* a rule needs a register no longer known */
+	SFU_STOP_BUDGET,	/* the walk's budget of section reads ran out */
 	SFU_STOP_NR,
 };
 

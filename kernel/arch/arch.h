@@ -25,6 +25,7 @@ struct pt_regs;
  *	or a frame restored from a signal context; @ra is valid
  * @regs: the task's user registers while unwinding frame 0, else NULL
  * @mode: how to read user memory
+ * @budget: section reads the walk may still make (sfu_find_rule_budget())
  */
 struct sfu_ustate {
 	unsigned long pc;
@@ -34,6 +35,7 @@ struct sfu_ustate {
 	bool exact;
 	struct pt_regs *regs;
 	enum sfu_mem mode;
+	u32 budget;
 };
 
 /* Read one word of user memory in @st's mode. */

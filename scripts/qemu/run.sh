@@ -40,7 +40,7 @@ shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
-unwind_deferred unwind_signal unwind_unload_sleeper.sh
+unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh"
 hostfs=""
@@ -127,7 +127,8 @@ cp "$out"/mod/sframe_unwind.ko "$out"/testmod/*.ko "$r/lib/test-modules/"
 cc=${cross}gcc
 cflags="-O2 -static -Wall -Werror -I$ksft"
 decoder_srcs="$root/kernel/sframe_decode.c $root/kernel/sframe_rule.c
-	$root/kernel/sframe_lookup.c $root/kernel/sframe_print.c
+	$root/kernel/sframe_lookup.c $root/kernel/sframe_rows.c
+	$root/kernel/sframe_print.c
 	$root/kernel/sframe_encode.c"
 
 # Compile $1 to the object $2 (further arguments: flags) with an SFrame
@@ -315,6 +316,10 @@ build_unwind_tests() {
 			"$src/chain.c" "$src/util.c" -L"$glib" \
 			-lsfu_uw_plain_"$v" -Wl,-rpath,/selftests/lib
 	done
+	# Walk cost: a plain program, its sections are made at run time.
+	"$cc" $uflags -o "$r/selftests/unwind_budget" "$src/budget.c" \
+		"$src/util.c" "$root/kunit/sframe_test_sections.c" \
+		$decoder_srcs
 	mkdir -p "$gen"
 	"$cc" $uflags -fPIC -c -o "$gen/lib.o" "$src/lib.c"
 	for t in chain util; do
@@ -401,7 +406,8 @@ build_perf_tests() {
 "$cc" $cflags -o "$r/selftests/decode_agree" "$root/selftests/decode_agree.c" \
 	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
 	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
-	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_print.c" \
+	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_rows.c" \
+	"$root/kernel/sframe_print.c" \
 	"$root/kernel/sframe_encode.c"
 build_registry_tests
 build_unwind_tests
