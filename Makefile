@@ -10,6 +10,7 @@
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
+#   make bench           process and walk costs in the stock 6.12 guest
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
@@ -35,7 +36,7 @@ GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
-	fuzz-smoke bench-host style help selftests demo kunit sizes
+	fuzz-smoke bench bench-host style help selftests demo kunit sizes
 
 all: $(HOST_TOOLS)
 
@@ -124,6 +125,9 @@ fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 
 sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
+
+bench:
+	scripts/qemu/run.sh x86_64 6.12 --tests "bench_exec.sh unwind_budget"
 
 bench-host: $(O)/bench-lookup
 	scripts/tests/bench-host.sh $(O)/bench-lookup

@@ -88,4 +88,28 @@ static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
 #error "sframe_unwind needs DYNAMIC_FTRACE_WITH_REGS or _WITH_ARGS"
 #endif
 
+/*
+ * The first argument of a function an ftrace ops watches (without
+ * changing where it goes): from the saved pt_regs with WITH_REGS, through
+ * the ftrace_regs accessor with only WITH_ARGS.
+ */
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#define SFU_FTRACE_ARG_FLAGS	(FTRACE_OPS_FL_RECURSION | \
+				 FTRACE_OPS_FL_SAVE_REGS)
+
+static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+
+	return regs ? sfu_kprobe_arg0(regs) : 0;
+}
+#else
+#define SFU_FTRACE_ARG_FLAGS	FTRACE_OPS_FL_RECURSION
+
+static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
+{
+	return ftrace_regs_get_argument(fregs, 0);
+}
+#endif
+
 #endif /* _SFU_COMPAT_H */

@@ -13,7 +13,14 @@
  * - Fork: the sched_process_fork tracepoint (found by name, it is not
  *   exported) snapshots the parent's regions; a task work in the child
  *   inserts those still mapped before the child first runs in user space.
- * - Unmap and exit: the mmu notifier of each registry (registry.c).
+ * - Unmap: the mmu notifier of each registry (registry.c).
+ * - Exit (and exec, which drops the old mm): an ftrace hook on
+ *   exit_mmap() drops the mm's registry, and with it the module's mmu
+ *   notifier, before the kernel releases the mm's notifiers.  A notifier
+ *   still there at that point costs the exiting task an SRCU grace period
+ *   (mmu_notifier_release() waits for one), milliseconds per process.  On
+ *   a kernel where exit_mmap() cannot be traced the notifier's release
+ *   callback does the same work, at that cost.
  * - Processes that were running at load time: scanned once by insmod.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -31,6 +38,7 @@
 
 #define SFU_MMAP_SYMBOL		"perf_event_mmap"
 #define SFU_FORK_TRACEPOINT	"sched_process_fork"
+#define SFU_EXIT_SYMBOL		"exit_mmap"
 
 struct sfu_map_work {
 	struct sfu_twork tw;
@@ -163,6 +171,51 @@ free_work:
 	kfree(w);
 }
 
+/* exit_mmap(mm): the last user of @mm is gone; the notifiers are next. */
+static void notrace sfu_exit_mmap_hook(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *ops,
+				       struct ftrace_regs *fregs)
+{
+	struct mm_struct *mm = (struct mm_struct *)sfu_ftrace_arg0(fregs);
+
+	if (mm)
+		sfu_mm_exit(mm);
+}
+
+static struct ftrace_ops sfu_exit_ops = {
+	.func = sfu_exit_mmap_hook,
+	.flags = SFU_FTRACE_ARG_FLAGS,
+};
+
+static bool sfu_exit_hooked;
+
+static void sfu_exit_hook_on(void)
+{
+	char name[] = SFU_EXIT_SYMBOL;
+	int ret;
+
+	ret = ftrace_set_filter(&sfu_exit_ops, name, strlen(name), 1);
+	if (!ret)
+		ret = register_ftrace_function(&sfu_exit_ops);
+	if (ret) {
+		ftrace_free_filter(&sfu_exit_ops);
+		pr_info("%s() not traceable (%d): each exit with SFrame waits for an SRCU grace period\n",
+			SFU_EXIT_SYMBOL, ret);
+		return;
+	}
+	sfu_exit_hooked = true;
+}
+
+static void sfu_exit_hook_off(void)
+{
+	if (!sfu_exit_hooked)
+		return;
+	unregister_ftrace_function(&sfu_exit_ops);
+	ftrace_free_filter(&sfu_exit_ops);
+	sfu_exit_hooked = false;
+}
+
 static struct tracepoint *sfu_fork_tp;
 
 static void sfu_find_tracepoint(struct tracepoint *tp, void *priv)
@@ -240,6 +293,7 @@ int sfu_hooks_init(void)
 		       SFU_MMAP_SYMBOL, ret);
 		goto unregister_tracepoint;
 	}
+	sfu_exit_hook_on();
 	return 0;
 
 unregister_tracepoint:
@@ -251,6 +305,7 @@ unregister_tracepoint:
 /* After this no hook runs or will run; queued task works may. */
 void sfu_hooks_exit(void)
 {
+	sfu_exit_hook_off();
 	unregister_kprobe(&sfu_mmap_kprobe);
 	tracepoint_probe_unregister(sfu_fork_tp, sfu_fork_probe, NULL);
 	tracepoint_synchronize_unregister();

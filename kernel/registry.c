@@ -63,6 +63,8 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_PERF_WALKS]		= "perf_walks",
 	[SFU_STAT_FTRACE_WALKS]		= "ftrace_walks",
 	[SFU_STAT_SAMPLE_FAULTS]	= "sample_faults",
+	[SFU_STAT_MM_EXITED]		= "mm_exited",
+	[SFU_STAT_MM_RELEASED]		= "mm_released",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)
@@ -646,22 +648,48 @@ static void sfu_mm_unhash_locked(struct sfu_mm *smm)
  * Take @smm down: out of the hash, regions dropped, notifier reference
  * put.  All under sfu_mms_lock, so that module unload, which takes the
  * rest down under the same lock and then waits for the notifiers' frees,
- * never misses a put that is still to come.
+ * never misses a put that is still to come.  Return: whether this call
+ * took it down.
  */
-static void sfu_mm_kill(struct sfu_mm *smm)
+static bool sfu_mm_kill(struct sfu_mm *smm)
 {
+	bool killed;
+
 	spin_lock(&sfu_mms_lock);
-	if (smm->hashed) {
+	killed = smm->hashed;
+	if (killed) {
 		sfu_mm_unhash_locked(smm);
 		sfu_mm_clear(smm);
 		mmu_notifier_put(&smm->mn);
 	}
 	spin_unlock(&sfu_mms_lock);
+	return killed;
 }
 
 static void sfu_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	sfu_mm_kill(container_of(mn, struct sfu_mm, mn));
+	if (sfu_mm_kill(container_of(mn, struct sfu_mm, mn)))
+		sfu_stat_inc(SFU_STAT_MM_RELEASED);
+}
+
+/**
+ * sfu_mm_exit() - drop the registry of an mm that is being torn down
+ * @mm: the mm, in exit_mmap(): no task uses it any more
+ *
+ * Takes the module's mmu notifier off @mm before exit_mmap() releases the
+ * notifiers, so that the release finds none of ours and does not wait for
+ * an SRCU grace period.  Any context that may take a spinlock.
+ */
+void sfu_mm_exit(struct mm_struct *mm)
+{
+	struct sfu_mm *smm;
+
+	/* Under RCU: a concurrent unload cannot free @smm under us. */
+	rcu_read_lock();
+	smm = sfu_mm_find(mm);
+	if (smm && sfu_mm_kill(smm))
+		sfu_stat_inc(SFU_STAT_MM_EXITED);
+	rcu_read_unlock();
 }
 
 static int sfu_mn_invalidate(struct mmu_notifier *mn,

@@ -51,6 +51,8 @@ enum sfu_stat {
 	SFU_STAT_PERF_WALKS,
 	SFU_STAT_FTRACE_WALKS,
 	SFU_STAT_SAMPLE_FAULTS,
+	SFU_STAT_MM_EXITED,	/* registries dropped at exit_mmap() */
+	SFU_STAT_MM_RELEASED,	/* ... by the notifier's release instead */
 	SFU_STAT_NR,
 };
 
@@ -156,6 +158,7 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 			    size_t len, unsigned long vaddr, bool user);
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
+void sfu_mm_exit(struct mm_struct *mm);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);

@@ -5,7 +5,9 @@
 # -fomit-frame-pointer, linked against libsfu_a.so) must be listed with
 # both files as elf before it runs, its own lookups through the lookup
 # file must give a rule for a function of each and an error for an
-# anonymous mapping, and its entries must go when it exits.
+# anonymous mapping, and its entries must go when it exits: dropped at
+# exit_mmap() by the module's exit hook, not later by the mmu notifier's
+# release (which would cost the exit an SRCU grace period).
 # shellcheck disable=SC2317  # functions run through check()
 
 # shellcheck source=selftests/registry/lib.sh
@@ -18,6 +20,8 @@ header_ok() {
 need_registry
 out=/tmp/registry_exec.out
 lookups0=$(stat_of lookups)
+exited0=$(stat_of mm_exited)
+released0=$(stat_of mm_released)
 
 if ! start "$out" "$bin/sfu_prog" lookup; then
 	not_ok "sfu_prog lookup starts"
@@ -44,4 +48,10 @@ check "the lookups counter grew by 3 or more ($lookups0 -> $lookups1)" \
 	[ "$((lookups1 - lookups0))" -ge 3 ]
 check "sfu_prog exits 0" stop "$pid"
 check "no pid=$pid line once it has exited" wait_until 50 gone "$pid"
+exited1=$(stat_of mm_exited)
+released1=$(stat_of mm_released)
+check "its registry went at exit_mmap (mm_exited $exited0 -> $exited1)" \
+	[ "$exited1" -gt "$exited0" ]
+check "not through the notifier's release (mm_released $released0 -> $released1)" \
+	[ "$released1" -eq "$released0" ]
 tap_exit

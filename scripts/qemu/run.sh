@@ -368,6 +368,20 @@ sidecar_sections() {
 	done
 }
 
+# make bench's programs: the same one with SFrame and without.
+build_bench() {
+	local b=$out/bench g=$r/selftests/bench
+	local bflags="-O2 -fomit-frame-pointer -Wall -Werror"
+
+	mkdir -p "$b" "$g"
+	# shellcheck disable=SC2086
+	{
+	sframe_cc "$root/selftests/bench/exec.c" "$b/exec.o" $bflags
+	sframe_link "$g/exec_sframe" "$b/exec.o" -ldl
+	sframe_link "$g/exec_plain" $bflags "$root/selftests/bench/exec.c" -ldl
+	}
+}
+
 build_perf_tests() {
 	local src=$root/selftests/perf b=$out/perf g=$r/selftests/perf
 	local pflags="-O2 -fomit-frame-pointer -Wall -Werror -I$src -I$ksft"
@@ -412,6 +426,7 @@ build_perf_tests() {
 build_registry_tests
 build_unwind_tests
 build_perf_tests
+build_bench
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
 [ -n "$extra" ] && cp -r "$extra" "$r/extra"
 for t in $tests; do
