@@ -506,16 +506,29 @@ put_file:
 	return ret;
 }
 
+/* Is @vma an executable mapping of @inode (of any file if NULL)? */
+static bool sfu_scan_wants(const struct vm_area_struct *vma,
+			   const struct inode *inode)
+{
+	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC))
+		return false;
+	return !inode || file_inode(vma->vm_file) == inode;
+}
+
 /**
- * sfu_scan_mm() - register the SFrame of every executable mapping of @mm
+ * sfu_scan_mm() - register the SFrame of the executable mappings of @mm
  * @mm: the address space; the caller holds a user reference
  * @owner: a task of @mm, named in listings
+ * @inode: only the mappings of this file, or NULL for all
  *
- * For processes that were running before the module was loaded.
+ * For processes that were running before the module was loaded (all
+ * mappings), and for those that mapped a file before a sidecar for it
+ * was registered (that file's mappings).
  *
  * Return: 0 or a negative error code.
  */
-int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner)
+int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
+		const struct inode *inode)
 {
 	unsigned long *starts;
 	struct vm_area_struct *vma;
@@ -532,7 +545,7 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner)
 		for_each_vma(vmi, vma) {
 			if (n == SFU_SCAN_MAX_VMAS)
 				break;
-			if (vma->vm_file && (vma->vm_flags & VM_EXEC))
+			if (sfu_scan_wants(vma, inode))
 				starts[n++] = vma->vm_start;
 		}
 	}
@@ -543,7 +556,8 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner)
 		sfu_elf_register_vma(mm, owner, starts[i]);
 	}
 	kvfree(starts);
-	sfu_stat_inc(SFU_STAT_SCANNED_MMS);
+	if (!inode)
+		sfu_stat_inc(SFU_STAT_SCANNED_MMS);
 	return 0;
 }
 
@@ -554,6 +568,10 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner)
  * @file: the file the section describes
  * @arg: the checked ioctl argument
  * @bytes: the section in the caller's memory
+ *
+ * Mappings of @file that exist already, in every process, get the section
+ * too: the sidecar is in the table before they are looked for, so a
+ * mapping made meanwhile is found by one or the other.
  *
  * Return: 0; -ENOEXEC not a native ELF file, -ESTALE build-id mismatch,
  * -EEXIST already registered (without SFRAME_UNWIND_REPLACE), -EFBIG too
@@ -628,6 +646,8 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		blob = old;	/* the table's reference to drop */
 	}
 	mutex_unlock(&sfu_sidecar_lock);
+	if (!ret)
+		sfu_scan_file(inode);
 put_blob:
 	if (blob)
 		sfu_blob_put(blob);

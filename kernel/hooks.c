@@ -21,7 +21,8 @@
  *   (mmu_notifier_release() waits for one), milliseconds per process.  On
  *   a kernel where exit_mmap() cannot be traced the notifier's release
  *   callback does the same work, at that cost.
- * - Processes that were running at load time: scanned once by insmod.
+ * - Processes that were running at load time: scanned once by insmod;
+ *   mappings of a file that gets a sidecar: scanned when it does.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -224,13 +225,8 @@ static void sfu_find_tracepoint(struct tracepoint *tp, void *priv)
 		*(struct tracepoint **)priv = tp;
 }
 
-/**
- * sfu_scan_all() - register the SFrame of every process already running
- *
- * Called once at load, from insmod, after the hooks are in place (so a
- * mapping made during the scan is seen by one or the other).
- */
-void sfu_scan_all(void)
+/* Scan every process's mappings (of @inode only, if not NULL). */
+static void sfu_scan_processes(const struct inode *inode)
 {
 	struct task_struct **tasks, *p;
 	unsigned int i, n = 0, cap = 0;
@@ -257,12 +253,35 @@ void sfu_scan_all(void)
 
 		if (mm) {
 			if (!fatal_signal_pending(current))
-				sfu_scan_mm(mm, tasks[i]);
+				sfu_scan_mm(mm, tasks[i], inode);
 			mmput(mm);
 		}
 		put_task_struct(tasks[i]);
 	}
 	kvfree(tasks);
+}
+
+/**
+ * sfu_scan_all() - register the SFrame of every process already running
+ *
+ * Called once at load, from insmod, after the hooks are in place (so a
+ * mapping made during the scan is seen by one or the other).
+ */
+void sfu_scan_all(void)
+{
+	sfu_scan_processes(NULL);
+}
+
+/**
+ * sfu_scan_file() - register a new sidecar for the mappings it now covers
+ * @inode: the file the sidecar was registered for
+ *
+ * Called after the sidecar is in the table, so that later mappings get it
+ * from the mmap hook and earlier ones from this scan.
+ */
+void sfu_scan_file(const struct inode *inode)
+{
+	sfu_scan_processes(inode);
 }
 
 /**

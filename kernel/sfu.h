@@ -178,7 +178,8 @@ void sfu_registry_exit(void);
 /* ---- ELF files and sidecars (elf.c) */
 int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 			 unsigned long addr);
-int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner);
+int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
+		const struct inode *inode);
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes);
 int sfu_sidecar_del(struct file *file);
@@ -199,6 +200,7 @@ bool sfu_redirect_active(const char *symbol);
 int sfu_hooks_init(void);
 void sfu_hooks_exit(void);
 void sfu_scan_all(void);
+void sfu_scan_file(const struct inode *inode);
 
 /* ---- debugfs (introspect.c, main.c) */
 #define SFU_DBG_MAX_PCS		1024

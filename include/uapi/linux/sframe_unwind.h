@@ -91,8 +91,11 @@ struct sframe_unwind_region {
  *
  * SFRAME_UNWIND_IOC_DEL_FILE takes the same struct: @fd names the file,
  * @flags, @reserved and @build_id_len must be valid as for ADD_FILE.
- * A registration applies to mappings made after it, in every
- * process, while the file has no PT_GNU_SFRAME of its own.
+ * A registration applies to the file's mappings in every process, those
+ * made after it and those that exist when it is made (ADD_FILE returns
+ * once they are registered), while the file has no PT_GNU_SFRAME of its
+ * own.  With SFRAME_UNWIND_REPLACE, mappings registered before keep the
+ * section they had until they go.
  */
 struct sframe_unwind_file {
 	__u32 size;
