@@ -2,7 +2,7 @@
 #
 # sframe-unwind: SFrame user-space stack unwinding as a loadable module.
 #
-#   make                 host tools (scripts/sframe-dump, scripts/sframe-gen)
+#   make                 host tools (sframe-dump, sframe-gen, sframectl)
 #   make module KDIR=..  the module against a kernel build or header tree
 #   make demo            perf record -g without and with the module, stock 6.12
 #   make check           host tests, x86-64 guest, harness tests (README.md)
@@ -31,9 +31,13 @@ TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
 
-GEN_SRCS	:= scripts/sframe-gen.c scripts/eh-frame.c scripts/elf-sframe.c \
+GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 		   scripts/elf-embed.c scripts/sframe-reenc.c
-HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen
+GEN_SRCS	:= scripts/sframe-gen.c $(GEN_LIB_SRCS)
+GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
+		   scripts/elf-embed.h scripts/sframe-reenc.h
+CTL_SRCS	:= scripts/sframectl.c $(GEN_LIB_SRCS)
+HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
 	fuzz-smoke bench bench-host style help selftests demo kunit sizes
@@ -51,10 +55,13 @@ scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
 	$(CC) $(HOSTCFLAGS) -o $@ scripts/sframe-dump.c scripts/elf-sframe.c \
 		$(DECODER_SRCS)
 
-scripts/sframe-gen: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
-		    scripts/elf-embed.h scripts/sframe-reenc.h \
+scripts/sframe-gen: $(GEN_SRCS) $(GEN_HDRS) \
 		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
+
+scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) include/uapi/linux/sframe_unwind.h \
+		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)

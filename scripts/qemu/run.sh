@@ -42,7 +42,8 @@ registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 host_tools.sh
-perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh"
+perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
+sframectl.sh"
 hostfs=""
 [ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
 timeout_s=600
@@ -368,6 +369,14 @@ sidecar_sections() {
 	done
 }
 
+# sframectl, a host program: the x86-64 guests run it in the host's root.
+install_sframectl() {
+	[ "$arch" = x86_64 ] || return 0
+	make -s -C "$root" scripts/sframectl
+	mkdir -p "$r/selftests/bin"
+	install -m 755 "$root/scripts/sframectl" "$r/selftests/bin/sframectl"
+}
+
 # make bench's programs: the same one with SFrame and without.
 build_bench() {
 	local b=$out/bench g=$r/selftests/bench
@@ -427,6 +436,7 @@ build_registry_tests
 build_unwind_tests
 build_perf_tests
 build_bench
+install_sframectl
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
 [ -n "$extra" ] && cp -r "$extra" "$r/extra"
 for t in $tests; do

@@ -1,0 +1,1602 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generator: an SFrame section from the .eh_frame of an ELF file.
+ * sframe-gen (scripts/sframe-gen.c) and sframectl (scripts/sframectl.c)
+ * are its commands; gen.h is its interface.
+ *
+ * Every FDE of .eh_frame is interpreted row by row (scripts/eh-frame.c) and
+ * each row becomes an SFrame FRE.  A function whose first row SFrame cannot
+ * express is left out; one that becomes inexpressible later is cut there
+ * (its SFrame FDE ends at that address).  V3 uses flexible FDEs for rules
+ * the default FDE cannot hold (CFA = *(reg + off) under DRAP, CFA based on
+ * another register, RA or FP in a register or at a register-based address).
+ * Consecutive rows that encode the same FRE are merged.
+ *
+ * Compaction: neighbouring functions with only padding between them
+ * (decoded per architecture) merge into one FDE while one FRE start byte
+ * reaches every row; functions with identical rows (and, in V3, the same
+ * function attributes) point at one copy of them; FRE start offsets are
+ * sized by a function's last row rather than its length.
+ *
+ * The output is a raw section, FDEs sorted, with
+ * SFRAME_F_FDE_FUNC_START_PCREL: each function start is stored relative to
+ * its own field, so the bytes depend on where the section will sit.  They
+ * are computed for --vaddr (default 0); `sframe-dump --vaddr ADDR` must be
+ * given the same address to decode the starts.
+ *
+ * x86-64, AArch64 and s390x are converted; what differs between them is
+ * data in struct gen_arch: AMD64's fixed RA slot, the RA held in LR or r14
+ * at entry, AArch64's signed return addresses (the FRE's mangled bit and
+ * the CIE's B key), s390x's scaled CFA offsets, its zero RA word padding a
+ * saved FP, and its V2 odd words naming the register that holds RA or FP.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../include/sframe/decode.h"
+#include "../include/sframe/encode.h"
+#include "eh-frame.h"
+#include "elf-embed.h"
+#include "elf-sframe.h"
+#include "sframe-reenc.h"
+#include "gen.h"
+
+/* Indexes of the registers the rows carry. */
+#define GEN_RA			0
+#define GEN_FP			1
+#define GEN_NR_TRACKED		2
+
+#define GEN_FDE_V2_ANCHOR_MAX	INT32_MAX
+/* AMD64: the call pushed the return address just below the CFA. */
+#define GEN_AMD64_RA_OFF	(-8)
+#define GEN_FRES_GROW		4096
+#define GEN_ROWS_GROW		64
+#define GEN_FDES_GROW		1024
+#define GEN_EXIT_USAGE		2
+#define GEN_PERCENT		100.0
+#define GEN_TEXT_MAX		48
+#define GEN_REG_TEXT_MAX	16
+/* Permissions: the raw section, and an embedded copy if stat() fails. */
+#define GEN_MODE_DATA		0644
+#define GEN_MODE_DEFAULT	0755
+#define GEN_MODE_MASK		07777
+#define GEN_ERR_MAX		256
+
+/* Why a function, or the rest of one, has no SFrame description. */
+enum gen_why {
+	WHY_NONE,
+	WHY_CFA_NONE,
+	WHY_CFA_RULE,
+	WHY_CFA_FLEX,
+	WHY_CFA_RANGE,
+	WHY_RA_RULE,
+	WHY_RA_FLEX,
+	WHY_RA_RANGE,
+	WHY_RA_MANGLED,
+	WHY_FP_RULE,
+	WHY_FP_FLEX,
+	WHY_FP_RANGE,
+	WHY_FP_UNDEF,
+	WHY_FRES,
+	WHY_SIZE,
+	WHY_EMPTY,
+	WHY_OVERLAP,
+	WHY_CFI,
+	WHY_NR
+};
+
+static const char *const gen_why_text[WHY_NR] = {
+	[WHY_NONE] = "-",
+	[WHY_CFA_NONE] = "CFA: no rule",
+	[WHY_CFA_RULE] = "CFA: expression other than reg+off or *(reg+off)",
+	[WHY_CFA_FLEX] = "CFA: not SP/FP + offset (needs V3 flex)",
+	[WHY_CFA_RANGE] = "CFA: offset or register out of range",
+	[WHY_RA_RULE] = "RA: rule SFrame cannot express",
+	[WHY_RA_FLEX] = "RA: not at CFA-8 (needs V3 flex)",
+	[WHY_RA_RANGE] = "RA: offset or register out of range",
+	[WHY_RA_MANGLED] = "RA: signed return address",
+	[WHY_FP_RULE] = "FP: rule SFrame cannot express",
+	[WHY_FP_FLEX] = "FP: not saved at CFA+off (needs V3 flex)",
+	[WHY_FP_RANGE] = "FP: offset or register out of range",
+	[WHY_FP_UNDEF] = "FP: undefined",
+	[WHY_FRES] = "more FREs than an FDE can hold",
+	[WHY_SIZE] = "address range of 4 GiB or more",
+	[WHY_EMPTY] = "empty address range",
+	[WHY_OVERLAP] = "overlaps an earlier function",
+	[WHY_CFI] = "CFI program error",
+};
+
+/* The reasons one entity (CFA, RA, FP) can fail with. */
+struct gen_ent_why {
+	enum gen_why rule;
+	enum gen_why range;
+};
+
+enum gen_ent { GEN_ENT_CFA, GEN_ENT_RA, GEN_ENT_FP };
+
+static const struct gen_ent_why gen_ent_whys[] = {
+	[GEN_ENT_CFA] = { WHY_CFA_RULE, WHY_CFA_RANGE },
+	[GEN_ENT_RA] = { WHY_RA_RULE, WHY_RA_RANGE },
+	[GEN_ENT_FP] = { WHY_FP_RULE, WHY_FP_RANGE },
+};
+
+/* How a row is to be encoded. */
+struct gen_mode {
+	bool flex;		/* V3 flexible FDE */
+	bool v2;		/* SFrame V2 (s390x register words) */
+};
+
+struct gen_arch {
+	u16 machine;
+	const char *name;
+	u8 abi;
+	s8 fixed_fp;
+	s8 fixed_ra;
+	u32 sp_reg;
+	u32 fp_reg;
+	bool ra_in_reg;		/* RA lives in a register at entry (LR, r14) */
+	bool pauth;		/* AArch64: signed return addresses */
+	bool ra_pad;		/* s390x: a zero RA word pads for a saved FP */
+	bool cfa_scaled;	/* s390x: CFA offsets stored (off - 160) / 8 */
+	bool v2_reg_words;	/* s390x V2: odd RA/FP words name registers */
+	/* Length of the padding instruction at @p (@n bytes left), or 0. */
+	u32 (*pad)(const u8 *p, u64 n, bool big);
+};
+
+/* One function as it will be emitted, or why it is not. */
+struct gen_fde {
+	u64 start;
+	u64 size;		/* after any cut */
+	u64 full_size;		/* the FDE's whole range */
+	u64 eh_off;		/* the FDE in .eh_frame */
+	u32 fre_first;		/* index into gen.fres */
+	u32 nr_fres;
+	u8 fde_type;
+	u8 pc_type;		/* SFRAME_FDE_TYPE_PCINC or _PCMASK */
+	u8 rep_size;		/* PCMASK block */
+	u8 pauth_key;
+	bool signal;
+	bool emitted;
+	enum gen_why why;	/* skipped, or cut, because of this */
+	u64 why_pc;		/* the first address not described */
+};
+
+struct gen {
+	const struct gen_arch *arch;
+	const struct gen_opts *o;
+	struct ehf_section eh;
+	struct ehf_elf elf;
+	struct gen_fde *fdes;
+	u32 nr_fdes;
+	u32 cap_fdes;
+	struct sfu_enc_fre *fres;
+	u32 nr_fres;
+	u32 cap_fres;
+	struct ehf_row *rows;	/* the current function's rows */
+	u32 nr_rows;
+	u32 cap_rows;
+	u64 out_bytes;
+	u64 plain_bytes;	/* the same section without FRE sharing */
+	u32 shared_fdes;	/* FDEs whose FREs another FDE already has */
+	u32 nr_eh_fdes;		/* FDEs in .eh_frame */
+	u32 merged;		/* functions merged into the one before */
+	u64 pad_bytes;		/* padding between them, now described */
+	const struct sfu_file *file;
+	u32 nr_plt;		/* PLT FDEs made from ld's CFA expression */
+};
+
+/* ---- rows to FREs ---- */
+
+static bool gen_fits_s32(s64 v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/*
+ * @l as a V3 flexible (control word, offset) pair.  A register with no
+ * rule of its own (FP unchanged, RA in its register) gives the zero pair.
+ */
+static enum gen_why gen_flex_pair(const struct gen_arch *a,
+				  const struct ehf_loc *l, enum gen_ent ent,
+				  u32 *ctrl, s32 *off)
+{
+	const struct gen_ent_why *w = &gen_ent_whys[ent];
+	bool no_rule = l->kind == EHF_RULE_UNSPEC || l->kind == EHF_RULE_SAME;
+
+	*ctrl = 0;
+	*off = 0;
+	if (ent == GEN_ENT_CFA && l->kind == EHF_RULE_UNSPEC)
+		return WHY_CFA_NONE;
+	if (no_rule && (ent == GEN_ENT_FP ||
+			(ent == GEN_ENT_RA && a->ra_in_reg)))
+		return WHY_NONE;
+	if (ent == GEN_ENT_FP && l->kind == EHF_RULE_UNDEF)
+		return WHY_FP_UNDEF;
+	if (l->kind != EHF_RULE_LOC || l->deref > 1 ||
+	    (l->cfa_based && !l->deref))
+		return w->rule;
+	if (!gen_fits_s32(l->off) || l->reg > SFU_MAX_REG)
+		return w->range;
+	*off = (s32)l->off;
+	if (l->cfa_based)
+		*ctrl = SFRAME_V3_FLEX_CTRL(0, 1, 0);
+	else
+		*ctrl = SFRAME_V3_FLEX_CTRL(l->reg, l->deref, 1);
+	return WHY_NONE;
+}
+
+/* The CFA offset word: s390x stores it biased and scaled. */
+static enum gen_why gen_cfa_word(const struct gen_arch *a, s32 off, s32 *w)
+{
+	s64 v = off;
+
+	if (a->cfa_scaled) {
+		v = SFRAME_S390X_CFA_OFFSET_ENCODE(v);
+		if (SFRAME_S390X_CFA_OFFSET_DECODE(v) != off)
+			return WHY_CFA_RANGE;
+	}
+	*w = (s32)v;
+	return WHY_NONE;
+}
+
+static void gen_word(struct sfu_enc_fre *f, s32 w, bool ctrl)
+{
+	if (ctrl)
+		f->ctrl_mask |= 1u << f->nr_words;
+	f->words[f->nr_words++] = w;
+}
+
+/* A default FDE's RA or FP word; @has is false when the rule is "same". */
+static enum gen_why gen_slot_word(const struct gen_arch *a,
+				  const struct ehf_loc *l, enum gen_ent ent,
+				  const struct gen_mode *m, s32 *w, bool *has)
+{
+	u32 slot = SFRAME_V3_FLEX_CTRL(0, 1, 0), ctrl;
+	enum gen_why why;
+	s32 off;
+
+	*has = false;
+	why = gen_flex_pair(a, l, ent, &ctrl, &off);
+	if (why || !ctrl)
+		return why;
+	*has = true;
+	*w = off;
+	if (ctrl == slot) {
+		/* An odd s390x V2 word, or a zero RA word, means more. */
+		if ((m->v2 && a->v2_reg_words && (off & 1)) ||
+		    (ent == GEN_ENT_RA && a->ra_pad && !off))
+			return gen_ent_whys[ent].range;
+		return WHY_NONE;
+	}
+	if (m->v2 && a->v2_reg_words && SFRAME_V3_FLEX_CTRL_REG_P(ctrl) &&
+	    !SFRAME_V3_FLEX_CTRL_DEREF_P(ctrl) && !off &&
+	    l->reg <= SFU_S390X_MAX_DWARF_REG) {
+		*w = SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(l->reg);
+		return WHY_NONE;
+	}
+	return ent == GEN_ENT_RA ? WHY_RA_FLEX : WHY_FP_FLEX;
+}
+
+/*
+ * Default FDE: CFA = SP/FP + off; RA at the ABI's fixed offset or in a
+ * word of its own (absent: still in its register); FP in the last word.
+ */
+static enum gen_why gen_default(const struct gen_arch *a,
+				const struct ehf_row *row,
+				const struct gen_mode *m, struct sfu_enc_fre *f)
+{
+	const struct ehf_loc *cfa = &row->cfa, *ra = &row->reg[GEN_RA];
+	bool ra_has = false, fp_has;
+	s32 off, w, ra_w = 0, fp_w;
+	enum gen_why why;
+	u32 ctrl;
+
+	why = gen_flex_pair(a, cfa, GEN_ENT_CFA, &ctrl, &off);
+	if (why)
+		return why;
+	if (cfa->deref || (cfa->reg != a->sp_reg && cfa->reg != a->fp_reg))
+		return WHY_CFA_FLEX;
+	f->base = cfa->reg == a->sp_reg ? SFRAME_BASE_REG_SP :
+					  SFRAME_BASE_REG_FP;
+	why = gen_cfa_word(a, off, &w);
+	if (why)
+		return why;
+	gen_word(f, w, false);
+	if (a->fixed_ra) {
+		why = gen_flex_pair(a, ra, GEN_ENT_RA, &ctrl, &off);
+		if (why)
+			return why;
+		if (!ra->cfa_based || ra->off != a->fixed_ra)
+			return WHY_RA_FLEX;
+	} else {
+		why = gen_slot_word(a, ra, GEN_ENT_RA, m, &ra_w, &ra_has);
+		if (why)
+			return why;
+	}
+	why = gen_slot_word(a, &row->reg[GEN_FP], GEN_ENT_FP, m, &fp_w,
+			    &fp_has);
+	if (why)
+		return why;
+	if (!a->fixed_ra && (ra_has || fp_has)) {
+		if (!ra_has && !a->ra_pad)
+			return WHY_FP_FLEX;
+		gen_word(f, ra_has ? ra_w : SFRAME_FRE_RA_OFFSET_INVALID,
+			 false);
+	}
+	if (fp_has)
+		gen_word(f, fp_w, false);
+	return WHY_NONE;
+}
+
+/* Flexible FDE: (control, offset) pairs for CFA, then RA, then FP. */
+static enum gen_why gen_flex(const struct gen_arch *a,
+			     const struct ehf_row *row, struct sfu_enc_fre *f)
+{
+	const struct ehf_loc *ra = &row->reg[GEN_RA];
+	u32 ctrl, ra_ctrl, fp_ctrl;
+	s32 off, ra_off, fp_off;
+	enum gen_why why;
+
+	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &ctrl, &off);
+	if (!why)
+		why = gen_cfa_word(a, off, &off);
+	if (why)
+		return why;
+	gen_word(f, (s32)ctrl, true);
+	gen_word(f, off, false);
+	why = gen_flex_pair(a, ra, GEN_ENT_RA, &ra_ctrl, &ra_off);
+	if (!why)
+		why = gen_flex_pair(a, &row->reg[GEN_FP], GEN_ENT_FP,
+				    &fp_ctrl, &fp_off);
+	if (why)
+		return why;
+	/* RA where the header's fixed offset puts it needs no pair. */
+	if (a->fixed_ra && ra->kind == EHF_RULE_LOC && ra->cfa_based &&
+	    ra->off == a->fixed_ra)
+		ra_ctrl = 0;
+	if (ra_ctrl) {
+		gen_word(f, (s32)ra_ctrl, true);
+		gen_word(f, ra_off, false);
+	} else if (fp_ctrl) {
+		gen_word(f, SFRAME_FRE_RA_OFFSET_INVALID, true);
+	}
+	if (fp_ctrl) {
+		gen_word(f, (s32)fp_ctrl, true);
+		gen_word(f, fp_off, false);
+	}
+	return WHY_NONE;
+}
+
+/* Row to FRE: WHY_NONE and @f filled in, or the reason it cannot be. */
+static enum gen_why gen_row_fre(const struct gen_arch *a,
+				const struct ehf_row *row,
+				const struct gen_mode *m,
+				struct sfu_enc_fre *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (row->ra_mangled && !a->pauth)
+		return WHY_RA_MANGLED;
+	f->mangled = row->ra_mangled;
+	/* RA undefined: the outermost frame, a row without data words. */
+	if (row->reg[GEN_RA].kind == EHF_RULE_UNDEF)
+		return WHY_NONE;
+	return m->flex ? gen_flex(a, row, f) : gen_default(a, row, m, f);
+}
+
+/* ---- padding between functions ---- */
+
+#define GEN_X86_NOP		0x90
+#define GEN_X86_INT3		0xcc
+#define GEN_X86_OPSIZE		0x66
+#define GEN_X86_CS		0x2e
+#define GEN_X86_0F		0x0f
+#define GEN_X86_NOPL		0x1f
+#define GEN_MODRM_MOD(m)	((m) >> 6)
+#define GEN_MODRM_RM(m)		((m) & 7)
+#define GEN_MODRM_SIB		4
+#define GEN_MODRM_RIP		5
+#define GEN_MOD_DISP8		1
+#define GEN_MOD_DISP32		2
+#define GEN_DISP32		4
+#define GEN_A64_NOP		0xd503201fu
+#define GEN_A64_INSN		4
+#define GEN_S390_NOPR		0x0707u
+#define GEN_S390_NOP		0x47000700u
+#define GEN_S390_HALF		2
+
+/* x86: nop, int3, and the multi-byte nops (66* [2e] 0f 1f /0, 66 90). */
+static u32 gen_x86_pad(const u8 *p, u64 n, bool big)
+{
+	u64 i = 0, len;
+	u8 modrm;
+
+	if (p[0] == GEN_X86_NOP || p[0] == GEN_X86_INT3)
+		return 1;
+	while (i < n && p[i] == GEN_X86_OPSIZE)
+		i++;
+	if (i < n && p[i] == GEN_X86_CS)
+		i++;
+	if (i && i < n && p[i] == GEN_X86_NOP)
+		return i + 1;
+	if (n - i < 3 || p[i] != GEN_X86_0F || p[i + 1] != GEN_X86_NOPL)
+		return 0;
+	modrm = p[i + 2];
+	len = i + 3;
+	if (GEN_MODRM_MOD(modrm) != 3 && GEN_MODRM_RM(modrm) == GEN_MODRM_SIB)
+		len++;
+	if (GEN_MODRM_MOD(modrm) == GEN_MOD_DISP8)
+		len++;
+	else if (GEN_MODRM_MOD(modrm) == GEN_MOD_DISP32 ||
+		 (!GEN_MODRM_MOD(modrm) && GEN_MODRM_RM(modrm) == GEN_MODRM_RIP))
+		len += GEN_DISP32;
+	return len <= n ? (u32)len : 0;
+}
+
+/* AArch64: nop, or a zero word. */
+static u32 gen_a64_pad(const u8 *p, u64 n, bool big)
+{
+	u32 w;
+
+	if (n < GEN_A64_INSN)
+		return 0;
+	w = (u32)sfu_elf_rd(big, p, GEN_A64_INSN);
+	return w == GEN_A64_NOP || !w ? GEN_A64_INSN : 0;
+}
+
+/* s390x: nopr (bcr 0,%r7) and nop (bc 0,0). */
+static u32 gen_s390_pad(const u8 *p, u64 n, bool big)
+{
+	if (n >= GEN_S390_HALF &&
+	    sfu_elf_rd(big, p, GEN_S390_HALF) == GEN_S390_NOPR)
+		return GEN_S390_HALF;
+	if (n >= 2 * GEN_S390_HALF &&
+	    sfu_elf_rd(big, p, 2 * GEN_S390_HALF) == GEN_S390_NOP)
+		return 2 * GEN_S390_HALF;
+	return 0;
+}
+
+static const struct gen_arch gen_arches[] = {
+	{
+		.machine = EM_X86_64, .name = "amd64",
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.fixed_ra = GEN_AMD64_RA_OFF,
+		.sp_reg = SFRAME_AMD64_DWARF_SP,
+		.fp_reg = SFRAME_AMD64_DWARF_FP,
+		.pad = gen_x86_pad,
+	},
+	{
+		.machine = EM_AARCH64, .name = "aarch64",
+		.abi = SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
+		.sp_reg = SFRAME_AARCH64_DWARF_SP,
+		.fp_reg = SFRAME_AARCH64_DWARF_FP,
+		.ra_in_reg = true,
+		.pauth = true,
+		.pad = gen_a64_pad,
+	},
+	{
+		.machine = EM_S390, .name = "s390x",
+		.abi = SFRAME_ABI_S390X_ENDIAN_BIG,
+		.sp_reg = SFRAME_S390X_DWARF_SP,
+		.fp_reg = SFRAME_S390X_DWARF_FP,
+		.ra_in_reg = true,
+		.ra_pad = true,
+		.cfa_scaled = true,
+		.v2_reg_words = true,
+		.pad = gen_s390_pad,
+	},
+};
+
+/* ---- growing arrays ---- */
+
+static void *gen_grow(void *p, u32 *cap, u32 need, size_t size, u32 step)
+{
+	u32 ncap;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	/* Grow geometrically, by at least @step. */
+	if (__builtin_add_overflow(need, *cap > step ? *cap : step, &ncap))
+		return NULL;
+	n = realloc(p, (size_t)ncap * size);
+	if (n)
+		*cap = ncap;
+	return n;
+}
+
+static int gen_row_cb(const struct ehf_row *row, void *arg)
+{
+	struct gen *g = arg;
+	struct ehf_row *rows;
+
+	rows = gen_grow(g->rows, &g->cap_rows, g->nr_rows + 1, sizeof(*rows),
+			GEN_ROWS_GROW);
+	if (!rows)
+		return -ENOMEM;
+	g->rows = rows;
+	g->rows[g->nr_rows++] = *row;
+	return 0;
+}
+
+/* The rows of @fde in g->rows. */
+static int gen_collect_rows(struct gen *g, const struct ehf_fde *fde)
+{
+	static const struct ehf_track track = {
+		.reg = { [GEN_RA] = EHF_REG_RA }, .nr = GEN_NR_TRACKED,
+	};
+	struct ehf_track t = track;
+
+	t.reg[GEN_FP] = g->arch->fp_reg;
+	g->nr_rows = 0;
+	return ehf_fde_rows(&g->eh, fde, &t, gen_row_cb, g);
+}
+
+/* ---- one function ---- */
+
+static bool gen_same_fre(const struct sfu_enc_fre *a,
+			 const struct sfu_enc_fre *b)
+{
+	return a->base == b->base && a->mangled == b->mangled &&
+	       a->nr_words == b->nr_words && a->ctrl_mask == b->ctrl_mask &&
+	       !memcmp(a->words, b->words, a->nr_words * sizeof(a->words[0]));
+}
+
+/* The first row in [0, nr) that @flex cannot describe, and why. */
+static u32 gen_first_bad(struct gen *g, const struct gen_mode *m,
+			 enum gen_why *why)
+{
+	struct sfu_enc_fre f;
+	u32 i;
+
+	*why = WHY_NONE;
+	for (i = 0; i < g->nr_rows; i++) {
+		*why = gen_row_fre(g->arch, &g->rows[i], m, &f);
+		if (*why)
+			return i;
+	}
+	return i;
+}
+
+/* Encode rows [0, @cut) of the current function into @d's FREs. */
+static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut,
+		    const struct gen_mode *m)
+{
+	struct sfu_enc_fre f, *fres, *prev = NULL;
+	u32 i;
+
+	d->fre_first = g->nr_fres;
+	for (i = 0; i < cut; i++) {
+		gen_row_fre(g->arch, &g->rows[i], m, &f);
+		if (prev && gen_same_fre(prev, &f))
+			continue;
+		if (d->nr_fres == SFU_MAX_FDE_FRES) {
+			d->why = WHY_FRES;
+			d->why_pc = g->rows[i].pc;
+			d->size = g->rows[i].pc - d->start;
+			break;
+		}
+		fres = gen_grow(g->fres, &g->cap_fres, g->nr_fres + 1,
+				sizeof(*fres), GEN_FRES_GROW);
+		if (!fres)
+			return -ENOMEM;
+		g->fres = fres;
+		f.start = (u32)(g->rows[i].pc - d->start);
+		g->fres[g->nr_fres] = f;
+		prev = &g->fres[g->nr_fres++];
+		d->nr_fres++;
+	}
+	return 0;
+}
+
+/* Choose the FDE type and where the description ends. */
+static int gen_describe(struct gen *g, struct gen_fde *d)
+{
+	struct gen_mode m = { .v2 = g->o->version == SFRAME_VERSION_2 };
+	struct gen_mode mf = { .flex = true };
+	enum gen_why why_def, why_flex;
+	u32 cut, cut_flex;
+
+	cut = gen_first_bad(g, &m, &why_def);
+	d->why = why_def;
+	if (cut < g->nr_rows && !m.v2) {
+		cut_flex = gen_first_bad(g, &mf, &why_flex);
+		if (cut_flex > cut) {
+			m = mf;
+			cut = cut_flex;
+			d->why = why_flex;
+		}
+	}
+	if (cut < g->nr_rows) {
+		d->why_pc = g->rows[cut].pc;
+		d->size = g->rows[cut].pc - d->start;
+	}
+	if (!cut)
+		return 0;
+	d->fde_type = m.flex ? SFRAME_FDE_TYPE_FLEX : SFRAME_FDE_TYPE_DEFAULT;
+	d->emitted = true;
+	return gen_fres(g, d, cut, &m);
+}
+
+static void gen_warn_cfi(struct gen *g, const struct ehf_fde *fde)
+{
+	fprintf(stderr,
+		"sframe-gen: %s: warning: .eh_frame+0x%" PRIx64
+		": %s; function at 0x%" PRIx64 " left out\n",
+		g->o->in, g->eh.err.off, g->eh.err.what, fde->pc_begin);
+}
+
+/* ---- PLT ---- */
+
+/*
+ * ld's x86-64 lazy PLT: after PLT0, 16-byte entries whose CFA is
+ * rsp + 8 + (((rip & 15) >= T) << 3): 8 until the entry's push, 16 after.
+ * T is 11 for the classic entry (jmp *GOT; push n; jmp PLT0), 10 with
+ * the IBT layout.  SFrame says that with a PCMASK FDE.
+ */
+#define GEN_PLT_ENTRY		16
+#define GEN_PLT_CFA_IN		8
+#define GEN_PLT_CFA_PUSHED	16
+#define GEN_DW_OP_LIT0		0x30
+#define GEN_PLT_LIT_AT		6
+
+static const u8 gen_plt_expr[] = {
+	0x77, 0x08,		/* DW_OP_breg7 (rsp): 8 */
+	0x80, 0x00,		/* DW_OP_breg16 (rip): 0 */
+	0x3f,			/* DW_OP_lit15 */
+	0x1a,			/* DW_OP_and */
+	0x00,			/* DW_OP_lit<T> */
+	0x2a,			/* DW_OP_ge */
+	0x33,			/* DW_OP_lit3 */
+	0x24,			/* DW_OP_shl */
+	0x22,			/* DW_OP_plus */
+};
+
+/* T if @l is the PLT's CFA expression, else 0. */
+static u32 gen_plt_threshold(const struct gen *g, const struct ehf_loc *l)
+{
+	const u8 *e = g->eh.data + l->expr;
+	u32 t, i;
+
+	if (g->arch->machine != EM_X86_64 || l->kind != EHF_RULE_COMPLEX ||
+	    l->expr_len != sizeof(gen_plt_expr) ||
+	    l->expr > g->eh.size || g->eh.size - l->expr < l->expr_len)
+		return 0;
+	for (i = 0; i < sizeof(gen_plt_expr); i++)
+		if (i != GEN_PLT_LIT_AT && e[i] != gen_plt_expr[i])
+			return 0;
+	t = e[GEN_PLT_LIT_AT] - GEN_DW_OP_LIT0;
+	return t && t < GEN_PLT_ENTRY ? t : 0;
+}
+
+static struct gen_fde *gen_new_fde(struct gen *g)
+{
+	struct gen_fde *d;
+
+	d = gen_grow(g->fdes, &g->cap_fdes, g->nr_fdes + 1, sizeof(*d),
+		     GEN_FDES_GROW);
+	if (!d)
+		return NULL;
+	g->fdes = d;
+	d = &g->fdes[g->nr_fdes++];
+	memset(d, 0, sizeof(*d));
+	return d;
+}
+
+/*
+ * A function cut at a last row with the PLT expression, on a 16-byte
+ * boundary: the rest becomes a PCMASK FDE (a new one, counting no CFI
+ * bytes of its own, if the rows before it were emitted).
+ */
+static int gen_plt(struct gen *g, u32 idx)
+{
+	struct gen_fde *d = &g->fdes[idx], *p;
+	const struct ehf_row *row = &g->rows[g->nr_rows - 1];
+	struct sfu_enc_fre *fres;
+	u32 t;
+
+	if (!d->why || d->why_pc != row->pc || row->pc % GEN_PLT_ENTRY)
+		return 0;
+	t = gen_plt_threshold(g, &row->cfa);
+	if (!t)
+		return 0;
+	fres = gen_grow(g->fres, &g->cap_fres, g->nr_fres + 2, sizeof(*fres),
+			GEN_FRES_GROW);
+	if (!fres)
+		return -ENOMEM;
+	g->fres = fres;
+	p = d;
+	if (d->emitted) {
+		p = gen_new_fde(g);
+		if (!p)
+			return -ENOMEM;
+		d = &g->fdes[idx];
+		*p = *d;
+		d->why = WHY_NONE;
+		p->full_size = 0;
+	}
+	p->start = row->pc;
+	p->size = d->start + d->full_size - row->pc;
+	p->pc_type = SFRAME_FDE_TYPE_PCMASK;
+	p->rep_size = GEN_PLT_ENTRY;
+	p->fde_type = SFRAME_FDE_TYPE_DEFAULT;
+	p->why = WHY_NONE;
+	p->emitted = true;
+	p->fre_first = g->nr_fres;
+	p->nr_fres = 2;
+	fres = &g->fres[g->nr_fres];
+	memset(fres, 0, 2 * sizeof(*fres));
+	fres[0].base = SFRAME_BASE_REG_SP;
+	fres[0].nr_words = 1;
+	fres[0].words[0] = GEN_PLT_CFA_IN;
+	fres[1].start = t;
+	fres[1].base = SFRAME_BASE_REG_SP;
+	fres[1].nr_words = 1;
+	fres[1].words[0] = GEN_PLT_CFA_PUSHED;
+	g->nr_fres += 2;
+	g->nr_plt++;
+	return 0;
+}
+
+static int gen_function(struct gen *g, const struct ehf_fde *fde)
+{
+	u32 idx = g->nr_fdes;
+	struct gen_fde *d;
+	int ret;
+
+	g->nr_eh_fdes++;
+	d = gen_new_fde(g);
+	if (!d)
+		return -ENOMEM;
+	d->start = fde->pc_begin;
+	d->size = fde->pc_range;
+	d->full_size = fde->pc_range;
+	d->eh_off = fde->off;
+	d->why_pc = fde->pc_begin;
+	d->signal = fde->cie.signal && g->o->version == SFRAME_VERSION_3;
+	d->pc_type = SFRAME_FDE_TYPE_PCINC;
+	if (g->arch->pauth && fde->cie.bkey)
+		d->pauth_key = SFRAME_AARCH64_PAUTH_KEY_B;
+	if (!fde->pc_range) {
+		d->why = WHY_EMPTY;
+		return 0;
+	}
+	if (fde->pc_range > UINT32_MAX) {
+		d->why = WHY_SIZE;
+		return 0;
+	}
+	ret = gen_collect_rows(g, fde);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		gen_warn_cfi(g, fde);
+		d->why = WHY_CFI;
+		return 0;
+	}
+	ret = gen_describe(g, d);
+	if (!ret)
+		ret = gen_plt(g, idx);
+	return ret;
+}
+
+/* ---- the whole section ---- */
+
+static int gen_cmp_fde(const void *pa, const void *pb)
+{
+	const struct gen_fde *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->eh_off < b->eh_off ? -1 : a->eh_off > b->eh_off;
+}
+
+/* Sort by start and drop what overlaps an earlier emitted function. */
+static void gen_sort(struct gen *g)
+{
+	u64 end = 0;
+	bool any = false;
+	u32 i;
+
+	qsort(g->fdes, g->nr_fdes, sizeof(*g->fdes), gen_cmp_fde);
+	for (i = 0; i < g->nr_fdes; i++) {
+		if (!g->fdes[i].emitted)
+			continue;
+		if (any && g->fdes[i].start < end) {
+			g->fdes[i].emitted = false;
+			g->fdes[i].why = WHY_OVERLAP;
+			g->fdes[i].why_pc = g->fdes[i].start;
+			continue;
+		}
+		end = g->fdes[i].start + g->fdes[i].size;
+		any = true;
+	}
+}
+
+typedef int (*gen_fde_fn)(struct gen *g, const struct ehf_fde *fde);
+
+static int gen_oom(void)
+{
+	fprintf(stderr, "sframe-gen: out of memory\n");
+	return -ENOMEM;
+}
+
+/* Call @fn for every FDE of .eh_frame. */
+static int gen_read(struct gen *g, gen_fde_fn fn)
+{
+	struct ehf_iter it;
+	struct ehf_fde fde;
+	int ret;
+
+	ehf_iter_init(&it);
+	while ((ret = ehf_next_fde(&g->eh, &it, &fde)) == 1) {
+		ret = fn(g, &fde);
+		if (ret)
+			break;
+	}
+	if (ret == -ENOMEM)
+		return gen_oom();
+	if (ret)
+		fprintf(stderr, "sframe-gen: %s: .eh_frame+0x%" PRIx64 ": %s\n",
+			g->o->in, g->eh.err.off, g->eh.err.what);
+	return ret;
+}
+
+/* V2 stores function starts in 32 bits, relative to their field. */
+static int gen_check_v2(struct gen *g, const struct sfu_enc_fde *fdes, u32 n)
+{
+	u64 field = g->o->vaddr + sizeof(struct sframe_header);
+	s64 rel;
+	u32 i;
+
+	if (g->o->version != SFRAME_VERSION_2)
+		return 0;
+	for (i = 0; i < n; i++, field += sizeof(struct sframe_fde_v2)) {
+		rel = (s64)(fdes[i].start - field);
+		if (rel < INT32_MIN || rel > GEN_FDE_V2_ANCHOR_MAX) {
+			fprintf(stderr,
+				"sframe-gen: %s: function at 0x%" PRIx64
+				" is too far from a V2 section at 0x%" PRIx64 "\n",
+				g->o->in, fdes[i].start, g->o->vaddr);
+			return -ERANGE;
+		}
+	}
+	return 0;
+}
+
+static void gen_enc_params(const struct gen *g, struct sfu_enc_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = g->o->version;
+	p->abi = g->arch->abi;
+	p->flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
+	p->fixed_fp = g->arch->fixed_fp;
+	p->fixed_ra = g->arch->fixed_ra;
+	p->vaddr = g->o->vaddr;
+	p->fre_type = SFU_ENC_AUTO;
+	p->word_size = SFU_ENC_AUTO;
+}
+
+static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
+{
+	const struct gen_fde *d;
+	u32 i, n = 0;
+
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (!d->emitted)
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].start = d->start;
+		out[n].size = (u32)d->size;
+		out[n].pc_type = d->pc_type;
+		out[n].rep_size = d->rep_size;
+		out[n].pauth_key = d->pauth_key;
+		out[n].fde_type = d->fde_type;
+		out[n].signal = d->signal;
+		out[n].nr_fres = d->nr_fres;
+		out[n].fres = &g->fres[d->fre_first];
+		n++;
+	}
+	return n;
+}
+
+/* ---- compaction ---- */
+
+/* Neighbours merge while one FRE start byte still reaches every row. */
+#define GEN_MERGE_SPAN		256
+#define GEN_MERGE_GAP_MAX	32
+
+/* Whether [@from, @to) holds nothing but padding instructions. */
+static bool gen_is_padding(const struct gen *g, u64 from, u64 to)
+{
+	u64 at = 0, n = to - from, left;
+	const u8 *p = sfu_elf_at_vaddr(g->file, from, &left);
+	u32 len;
+
+	if (!p || left < n)
+		return false;
+	while (at < n) {
+		len = g->arch->pad(p + at, n - at, g->elf.big);
+		if (!len)
+			return false;
+		at += len;
+	}
+	return true;
+}
+
+/* @b can join the FDE @a ends with: same kind, close, padding between. */
+static bool gen_can_merge(const struct gen *g, const struct sfu_enc_fde *a,
+			  const struct sfu_enc_fde *b)
+{
+	u64 end = a->start + a->size;
+
+	if (a->pc_type != SFRAME_FDE_TYPE_PCINC || b->pc_type != a->pc_type ||
+	    a->fde_type != b->fde_type || a->signal || b->signal ||
+	    a->pauth_key != b->pauth_key || b->start < end ||
+	    b->start - end > GEN_MERGE_GAP_MAX ||
+	    b->start + b->size - a->start > GEN_MERGE_SPAN ||
+	    a->nr_fres + b->nr_fres > SFU_MAX_FDE_FRES)
+		return false;
+	return b->start == end || gen_is_padding(g, end, b->start);
+}
+
+/* Append @b's rows to @a's (the last ones in @store). */
+static void gen_merge_into(struct gen *g, struct sfu_enc_fde *a,
+			   const struct sfu_enc_fde *b, struct sfu_enc_fre *store)
+{
+	u32 shift = (u32)(b->start - a->start), i = 0;
+	struct sfu_enc_fre *to = &store[a->nr_fres];
+
+	g->pad_bytes += b->start - (a->start + a->size);
+	/* A first row that only repeats the rule in force adds nothing. */
+	if (b->start == a->start + a->size && a->nr_fres && b->nr_fres &&
+	    gen_same_fre(to - 1, &b->fres[0]))
+		i = 1;
+	for (; i < b->nr_fres; i++, to++) {
+		*to = b->fres[i];
+		to->start += shift;
+	}
+	a->nr_fres = (u32)(to - store);
+	a->size = (u32)(b->start + b->size - a->start);
+	g->merged++;
+}
+
+/*
+ * Merge neighbouring functions into one FDE where only padding lies
+ * between them: each FDE costs 16 bytes of index in V3, and the padding,
+ * never executed, may as well carry the rule in force before it.  The
+ * rows move to @storep, which the caller frees.
+ */
+static int gen_merge(struct gen *g, struct sfu_enc_fde *fdes, u32 *np,
+		     struct sfu_enc_fre **storep)
+{
+	struct sfu_enc_fre *store, *group = NULL;
+	u64 total = 0;
+	u32 i, w = 0;
+
+	for (i = 0; i < *np; i++)
+		total += fdes[i].nr_fres;
+	store = calloc(total + 1, sizeof(*store));
+	if (!store)
+		return gen_oom();
+	for (i = 0; i < *np; i++) {
+		/* The rows of the FDE being built are the last in @store. */
+		if (w && gen_can_merge(g, &fdes[w - 1], &fdes[i])) {
+			gen_merge_into(g, &fdes[w - 1], &fdes[i], group);
+			continue;
+		}
+		group = w ? group + fdes[w - 1].nr_fres : store;
+		fdes[w] = fdes[i];
+		memcpy(group, fdes[i].fres, fdes[i].nr_fres * sizeof(*group));
+		fdes[w].fres = group;
+		w++;
+	}
+	*np = w;
+	*storep = store;
+	return 0;
+}
+
+#define GEN_FNV_OFFSET		0xcbf29ce484222325ull
+#define GEN_FNV_PRIME		0x100000001b3ull
+
+static u64 gen_hash(u64 h, const void *p, size_t n)
+{
+	const u8 *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * GEN_FNV_PRIME;
+	return h;
+}
+
+/* What must be equal for two FDEs to share one copy of their rows. */
+static u64 gen_rows_hash(const struct sfu_enc_fde *d)
+{
+	u8 attr[] = { d->pc_type, d->rep_size, d->fde_type, d->signal,
+		      d->pauth_key };
+	const struct sfu_enc_fre *f;
+	u64 h = GEN_FNV_OFFSET;
+	u32 i;
+
+	h = gen_hash(h, attr, sizeof(attr));
+	h = gen_hash(h, &d->nr_fres, sizeof(d->nr_fres));
+	for (i = 0; i < d->nr_fres; i++) {
+		f = &d->fres[i];
+		h = gen_hash(h, &f->start, sizeof(f->start));
+		h = gen_hash(h, &f->base, sizeof(f->base));
+		h = gen_hash(h, &f->mangled, sizeof(f->mangled));
+		h = gen_hash(h, &f->ctrl_mask, sizeof(f->ctrl_mask));
+		h = gen_hash(h, f->words, f->nr_words * sizeof(f->words[0]));
+	}
+	return h;
+}
+
+static bool gen_same_rows(const struct sfu_enc_fde *a,
+			  const struct sfu_enc_fde *b)
+{
+	u32 i;
+
+	if (a->pc_type != b->pc_type || a->rep_size != b->rep_size ||
+	    a->fde_type != b->fde_type || a->signal != b->signal ||
+	    a->pauth_key != b->pauth_key || a->nr_fres != b->nr_fres)
+		return false;
+	for (i = 0; i < a->nr_fres; i++)
+		if (a->fres[i].start != b->fres[i].start ||
+		    !gen_same_fre(&a->fres[i], &b->fres[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Store identical row sequences once: each FDE whose rows an earlier FDE
+ * already has points at that FDE's copy.  Open addressing on a table of
+ * FDE indexes twice the size of the FDE count.
+ */
+static int gen_share(struct gen *g, struct sfu_enc_fde *fdes, u32 n)
+{
+	u32 cap = 2 * n + 1, *slot, i, at;
+
+	slot = calloc(cap, sizeof(*slot));
+	if (!slot)
+		return gen_oom();
+	for (i = 0; i < n; i++) {
+		at = gen_rows_hash(&fdes[i]) % cap;
+		while (slot[at] && !gen_same_rows(&fdes[slot[at] - 1], &fdes[i]))
+			at = (at + 1) % cap;
+		if (slot[at]) {
+			fdes[i].share = slot[at];
+			g->shared_fdes++;
+		} else {
+			slot[at] = i + 1;
+		}
+	}
+	free(slot);
+	return 0;
+}
+
+static int gen_write_file(const char *path, const u8 *buf, size_t len,
+			  mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ssize_t n = 0;
+	size_t done;
+
+	if (fd < 0) {
+		perror(path);
+		return -errno;
+	}
+	for (done = 0; done < len; done += n) {
+		n = write(fd, buf + done, len - done);
+		if (n <= 0)
+			break;
+	}
+	if (close(fd) || done != len) {
+		fprintf(stderr, "sframe-gen: %s: write failed\n", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Encode @fdes, compacted unless told not to, into a buffer to free. */
+static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
+			   struct sfu_enc_params *p, u8 **bufp)
+{
+	s64 len;
+	int ret;
+
+	if (!g->o->no_compact) {
+		p->tight_starts = true;
+		ret = gen_share(g, fdes, n);
+		if (ret)
+			return ret;
+	}
+	len = sfu_encode(p, fdes, n, NULL, 0);
+	if (len < 0) {
+		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
+			g->o->in, strerror((int)-len));
+		return (int)len;
+	}
+	*bufp = malloc(len);
+	if (!*bufp)
+		return gen_oom();
+	sfu_encode(p, fdes, n, *bufp, len);
+	g->out_bytes = len;
+	return 0;
+}
+
+/* The section generated from .eh_frame. */
+static int gen_encode(struct gen *g, u8 **bufp)
+{
+	struct sfu_enc_fde *fdes = calloc(g->nr_fdes + 1, sizeof(*fdes));
+	struct sfu_enc_params p;
+	u32 n;
+	int ret;
+
+	struct sfu_enc_fre *merged = NULL;
+
+	if (!fdes)
+		return gen_oom();
+	n = gen_enc_fdes(g, fdes);
+	gen_enc_params(g, &p);
+	ret = gen_check_v2(g, fdes, n);
+	if (!ret)
+		g->plain_bytes = sfu_encode(&p, fdes, n, NULL, 0);
+	if (!ret && !g->o->no_compact)
+		ret = gen_merge(g, fdes, &n, &merged);
+	if (!ret)
+		ret = gen_encode_fdes(g, fdes, n, &p, bufp);
+	free(merged);
+	free(fdes);
+	return ret;
+}
+
+/* The copy of the input with the section embedded. */
+static int gen_embed(struct gen *g, const struct sfu_file *in,
+		     struct sfu_embed *plan, const u8 *buf)
+{
+	struct sfu_file out;
+	struct stat st;
+	int ret;
+
+	ret = sfu_embed_write(in, plan, buf, g->out_bytes, &out);
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, plan->err);
+		return ret;
+	}
+	if (stat(g->o->in, &st))
+		st.st_mode = GEN_MODE_DEFAULT;
+	ret = gen_write_file(g->o->embed, out.data, out.size,
+			     st.st_mode & GEN_MODE_MASK);
+	sfu_file_free(&out);
+	return ret;
+}
+
+static int gen_output(struct gen *g, const struct sfu_file *in,
+		      struct sfu_embed *plan, const u8 *buf)
+{
+	int ret = 0;
+
+	if (g->o->out)
+		ret = gen_write_file(g->o->out, buf, g->out_bytes,
+				     GEN_MODE_DATA);
+	if (!ret && g->o->embed)
+		ret = gen_embed(g, in, plan, buf);
+	return ret;
+}
+
+static int gen_write(struct gen *g, const struct sfu_file *in,
+		     struct sfu_embed *plan)
+{
+	u8 *buf = NULL;
+	int ret;
+
+	ret = gen_encode(g, &buf);
+	if (!ret)
+		ret = gen_output(g, in, plan, buf);
+	free(buf);
+	return ret;
+}
+
+/*
+ * --from-v1: the file's own SFrame section (binutils 2.40 writes V1, but
+ * any version is read), decoded and written again as V3.
+ */
+static int gen_from_v1(struct gen *g, const struct sfu_file *in,
+		       struct sfu_embed *plan)
+{
+	char err[GEN_ERR_MAX];
+	struct sfu_enc_params p;
+	struct sfu_reenc r;
+	struct sfu_blob blob;
+	u8 *buf = NULL;
+	int ret;
+
+	if (sfu_find_sframe(in, &blob) || !blob.machine) {
+		fprintf(stderr, "sframe-gen: %s: no SFrame section to upgrade\n",
+			g->o->in);
+		return -ENOENT;
+	}
+	ret = sfu_reenc_load(blob.data, blob.size, blob.vaddr, &r, err,
+			     sizeof(err));
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s: %s\n", g->o->in,
+			blob.name, err);
+		return ret;
+	}
+	sfu_reenc_v3_params(&r, g->o->vaddr, &p);
+	g->plain_bytes = sfu_encode(&p, r.fdes, r.nr_fdes, NULL, 0);
+	ret = gen_encode_fdes(g, r.fdes, r.nr_fdes, &p, &buf);
+	if (!ret)
+		ret = gen_output(g, in, plan, buf);
+	if (!ret && g->o->stats)
+		printf("sframe-gen: %s: V%u section, %" PRIu64 " bytes, %u FDEs: V3 %" PRIu64 " bytes (%" PRIu64 " without compaction, %u FDEs share rows)\n",
+		       g->o->in, r.version, blob.size, r.nr_fdes,
+		       g->out_bytes, g->plain_bytes, g->shared_fdes);
+	free(buf);
+	sfu_reenc_free(&r);
+	return ret;
+}
+
+/* ---- statistics ---- */
+
+struct gen_tally {
+	u32 emitted[SFRAME_FDE_TYPE_FLEX + 1];
+	u32 cut[WHY_NR];
+	u32 skipped[WHY_NR];
+	u32 nr_cut;
+	u32 nr_skipped;
+	u64 covered;
+	u64 with_cfi;
+};
+
+static void gen_count(const struct gen *g, struct gen_tally *t)
+{
+	const struct gen_fde *d;
+	u32 i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (d->why != WHY_EMPTY)
+			t->with_cfi += d->full_size;
+		if (!d->emitted) {
+			t->skipped[d->why]++;
+			t->nr_skipped++;
+			continue;
+		}
+		t->emitted[d->fde_type]++;
+		t->covered += d->size;
+		if (d->why) {
+			t->cut[d->why]++;
+			t->nr_cut++;
+		}
+	}
+}
+
+static void gen_print_whys(const char *title, const u32 *counts)
+{
+	unsigned int i;
+
+	for (i = WHY_NONE + 1; i < WHY_NR; i++)
+		if (counts[i])
+			printf("  %-9s %8u  %s\n", title, counts[i],
+			       gen_why_text[i]);
+}
+
+static void gen_stats(const struct gen *g)
+{
+	struct gen_tally t;
+
+	gen_count(g, &t);
+	printf("sframe-gen: %s: SFrame V%u for %s at vaddr 0x%" PRIx64 "\n",
+	       g->o->in, g->o->version, g->arch->name, g->o->vaddr);
+	printf("  .eh_frame %8" PRIu64 " bytes, %u CIEs, %u FDEs\n",
+	       g->eh.size, g->eh.nr_cies, g->nr_eh_fdes);
+	printf("  FDEs      %8u  (%u default, %u flex), %u cut short\n",
+	       t.emitted[SFRAME_FDE_TYPE_DEFAULT] +
+	       t.emitted[SFRAME_FDE_TYPE_FLEX],
+	       t.emitted[SFRAME_FDE_TYPE_DEFAULT],
+	       t.emitted[SFRAME_FDE_TYPE_FLEX], t.nr_cut);
+	printf("  FREs      %8u\n", g->nr_fres);
+	if (g->nr_plt)
+		printf("  PLT       %8u  PCMASK FDEs\n", g->nr_plt);
+	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
+	       g->out_bytes, g->plain_bytes, g->shared_fdes);
+	printf("  merged    %8u  functions into the one before (%" PRIu64 " padding bytes between)\n",
+	       g->merged, g->pad_bytes);
+	printf("  skipped   %8u  functions\n", t.nr_skipped);
+	gen_print_whys("skipped", t.skipped);
+	gen_print_whys("cut", t.cut);
+	printf("  coverage  %" PRIu64 " of %" PRIu64 " bytes with CFI (%.2f%%)\n",
+	       t.covered, t.with_cfi,
+	       t.with_cfi ? GEN_PERCENT * t.covered / t.with_cfi : GEN_PERCENT);
+}
+
+static void gen_verbose(const struct gen *g)
+{
+	const struct gen_fde *d;
+	u32 i;
+
+	for (i = 0; i < g->nr_fdes; i++) {
+		d = &g->fdes[i];
+		if (d->why == WHY_NONE || d->why == WHY_EMPTY)
+			continue;
+		fprintf(stderr,
+			"sframe-gen: %s 0x%" PRIx64 "..0x%" PRIx64
+			" (FDE .eh_frame+0x%" PRIx64 ") at 0x%" PRIx64 ": %s\n",
+			d->emitted ? "cut" : "skipped", d->start,
+			d->start + d->full_size, d->eh_off, d->why_pc,
+			gen_why_text[d->why]);
+	}
+}
+
+/* ---- --dump-rows ---- */
+
+static void gen_reg_text(const struct gen_arch *a, u32 reg, char *buf,
+			 size_t len)
+{
+	if (reg == a->sp_reg)
+		snprintf(buf, len, "sp");
+	else if (reg == a->fp_reg)
+		snprintf(buf, len, "fp");
+	else
+		snprintf(buf, len, "r%u", reg);
+}
+
+/* @l in the words of sfu_rule_format(); "?exp" where it has none. */
+static void gen_loc_text(const struct gen_arch *a, const struct ehf_loc *l,
+			 char *buf, size_t len)
+{
+	char base[GEN_REG_TEXT_MAX];
+
+	if (l->kind == EHF_RULE_UNSPEC || l->kind == EHF_RULE_SAME) {
+		snprintf(buf, len, "same");
+		return;
+	}
+	if (l->kind == EHF_RULE_UNDEF) {
+		snprintf(buf, len, "undef");
+		return;
+	}
+	if (l->kind != EHF_RULE_LOC || l->deref > 1) {
+		snprintf(buf, len, "?exp");
+		return;
+	}
+	if (l->cfa_based)
+		snprintf(base, sizeof(base), "cfa");
+	else
+		gen_reg_text(a, l->reg, base, sizeof(base));
+	if (l->deref)
+		snprintf(buf, len, "*(%s%+" PRId64 ")", base, l->off);
+	else if (l->off)
+		snprintf(buf, len, "%s%+" PRId64, base, l->off);
+	else
+		snprintf(buf, len, "%s", base);
+}
+
+static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
+{
+	const struct gen_arch *a = g->arch;
+	char cfa[GEN_TEXT_MAX], ra[GEN_TEXT_MAX], fp[GEN_TEXT_MAX];
+	u32 t = gen_plt_threshold(g, &r->cfa);
+	struct ehf_row part = *r;
+	u64 blk;
+
+	if (t) {
+		/* The PLT rule entry by entry, as two plain rows each. */
+		for (blk = r->pc - r->pc % GEN_PLT_ENTRY; blk < r->end;
+		     blk += GEN_PLT_ENTRY) {
+			part.cfa.kind = EHF_RULE_LOC;
+			part.cfa.reg = a->sp_reg;
+			part.cfa.off = GEN_PLT_CFA_IN;
+			part.pc = blk > r->pc ? blk : r->pc;
+			part.end = blk + t < r->end ? blk + t : r->end;
+			if (part.pc < part.end)
+				gen_dump_row(g, &part);
+			part.cfa.off = GEN_PLT_CFA_PUSHED;
+			part.pc = blk + t > r->pc ? blk + t : r->pc;
+			part.end = blk + GEN_PLT_ENTRY < r->end ?
+				   blk + GEN_PLT_ENTRY : r->end;
+			if (part.pc < part.end)
+				gen_dump_row(g, &part);
+		}
+		return;
+	}
+	printf("%" PRIu64 " %" PRIu64 " ", r->pc, r->end);
+	if (r->reg[GEN_RA].kind == EHF_RULE_UNDEF) {
+		printf("outermost\n");
+		return;
+	}
+	if (r->cfa.kind == EHF_RULE_UNSPEC)
+		snprintf(cfa, sizeof(cfa), "?");
+	else
+		gen_loc_text(a, &r->cfa, cfa, sizeof(cfa));
+	gen_loc_text(a, &r->reg[GEN_RA], ra, sizeof(ra));
+	gen_loc_text(a, &r->reg[GEN_FP], fp, sizeof(fp));
+	printf("cfa=%s ra=%s fp=%s\n", cfa, ra, fp);
+}
+
+static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
+{
+	u32 i;
+	int ret;
+
+	if (!fde->pc_range)
+		return 0;
+	ret = gen_collect_rows(g, fde);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		printf("%" PRIu64 " %" PRIu64 " ?cfi-error\n", fde->pc_begin,
+		       fde->pc_begin + fde->pc_range);
+		return 0;
+	}
+	for (i = 0; i < g->nr_rows; i++)
+		gen_dump_row(g, &g->rows[i]);
+	return 0;
+}
+
+/* ---- the entry points ---- */
+
+static int gen_pick_arch(struct gen *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(gen_arches); i++) {
+		if (gen_arches[i].machine != g->elf.machine)
+			continue;
+		g->arch = &gen_arches[i];
+		return 0;
+	}
+	fprintf(stderr, "sframe-gen: %s: e_machine %u is not supported yet\n",
+		g->o->in, g->elf.machine);
+	return -EOPNOTSUPP;
+}
+
+/* Check the ELF file loaded at @f and pick its architecture. */
+static int gen_open_loaded(struct gen *g, const struct sfu_file *f)
+{
+	struct ehf_error err;
+	int ret;
+
+	ret = ehf_elf_open(f, &g->elf, &err);
+	if (ret) {
+		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, err.what);
+	} else if (g->elf.type != ET_EXEC && g->elf.type != ET_DYN) {
+		fprintf(stderr, "sframe-gen: %s: not an executable or shared object\n",
+			g->o->in);
+		ret = -ENOEXEC;
+	} else {
+		ret = gen_pick_arch(g);
+	}
+	return ret;
+}
+
+static int gen_open(struct gen *g, struct sfu_file *f)
+{
+	int ret;
+
+	if (sfu_file_load(g->o->in, f)) {
+		perror(g->o->in);
+		return -ENOENT;
+	}
+	ret = gen_open_loaded(g, f);
+	if (ret)
+		sfu_file_free(f);
+	return ret;
+}
+
+/**
+ * gen_run() - what the sframe-gen command does, for options @o
+ * @o: the parsed command line
+ *
+ * Return: 0, or a negative error code (already reported on stderr).
+ */
+int gen_run(struct gen_opts *o)
+{
+	struct gen g = { .o = o };
+	struct sfu_embed plan;
+	struct sfu_file f;
+	int ret;
+
+	ret = gen_open(&g, &f);
+	if (ret)
+		return ret;
+	g.file = &f;
+	ehf_init(&g.eh, &g.elf);
+	if (o->dump_rows) {
+		ret = gen_read(&g, gen_dump_fde);
+		goto free_all;
+	}
+	if (o->embed) {
+		ret = sfu_embed_plan(&f, &plan);
+		if (ret) {
+			fprintf(stderr, "sframe-gen: %s: %s\n", o->in, plan.err);
+			goto free_all;
+		}
+		o->vaddr = plan.sframe_vaddr;
+	}
+	if (o->from_v1) {
+		ret = gen_from_v1(&g, &f, &plan);
+		goto free_all;
+	}
+	ret = gen_read(&g, gen_function);
+	if (ret)
+		goto free_all;
+	gen_sort(&g);
+	ret = gen_write(&g, &f, &plan);
+	if (ret)
+		goto free_all;
+	if (o->verbose)
+		gen_verbose(&g);
+	if (o->stats)
+		gen_stats(&g);
+free_all:
+	free(g.fdes);
+	free(g.fres);
+	free(g.rows);
+	ehf_destroy(&g.eh);
+	sfu_file_free(&f);
+	return ret;
+}
+
+/**
+ * gen_section() - SFrame for an ELF file's .eh_frame, in memory
+ * @o: options: @o->in names the file in messages, @o->version says what
+ *	to encode, @o->vaddr where (GEN_VADDR_PAST_IMAGE: where `sframe-gen
+ *	--embed` would put it, past the file's last segment), @o->no_compact
+ *	turns compaction off; output options are ignored
+ * @f: the file's bytes
+ * @bufp: the section, to free()
+ * @lenp: its length
+ * @vaddrp: the address it is encoded for
+ *
+ * The same section `sframe-gen -o` writes, for tools that register it
+ * rather than write it (sframectl).
+ *
+ * Return: 0, -EEXIST if the file has an SFrame section of its own, or
+ * another negative error code (already reported on stderr).
+ */
+int gen_section(const struct gen_opts *o, const struct sfu_file *f,
+		u8 **bufp, u64 *lenp, u64 *vaddrp)
+{
+	struct gen_opts lo = *o;
+	struct gen g = { .o = &lo, .file = f };
+	struct sfu_embed plan;
+	struct sfu_blob blob;
+	int ret;
+
+	*bufp = NULL;
+	ret = gen_open_loaded(&g, f);
+	if (ret)
+		return ret;
+	if (!sfu_find_sframe(f, &blob) && blob.machine)
+		return -EEXIST;
+	if (lo.vaddr == GEN_VADDR_PAST_IMAGE) {
+		ret = sfu_embed_plan(f, &plan);
+		if (ret) {
+			fprintf(stderr, "sframe-gen: %s: %s\n", lo.in, plan.err);
+			return ret;
+		}
+		lo.vaddr = plan.sframe_vaddr;
+	}
+	ehf_init(&g.eh, &g.elf);
+	ret = gen_read(&g, gen_function);
+	if (!ret) {
+		gen_sort(&g);
+		ret = gen_encode(&g, bufp);
+	}
+	if (!ret) {
+		*lenp = g.out_bytes;
+		*vaddrp = lo.vaddr;
+	}
+	free(g.fdes);
+	free(g.fres);
+	free(g.rows);
+	ehf_destroy(&g.eh);
+	return ret;
+}

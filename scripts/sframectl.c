@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl: give programs without SFrame generated sections (sidecars).
+ *
+ *   sframectl add [--replace] FILE...  generate SFrame V3 from each file's
+ *                                      .eh_frame and register it for the
+ *                                      file's mappings, present and future
+ *   sframectl del FILE...              drop those registrations
+ *   sframectl sync                     add every file that a running
+ *                                      process maps executable and that
+ *                                      has no SFrame of its own
+ *   sframectl list [-p PID]            what is registered for a process
+ *                                      (default: sframectl itself)
+ *
+ * Registration needs CAP_SYS_ADMIN or CAP_PERFMON, so sframectl runs as
+ * root, and it reads files that any user can create and run.  Each file
+ * is therefore parsed in a child process: the file is opened and read into
+ * memory first, then the child gives up its privileges (user and group
+ * nobody, no supplementary groups) and takes CPU-time and memory limits
+ * before it parses a byte; it hands the section back through a pipe.  A hostile ELF
+ * costs at most that child.  The parent registers the section with the
+ * descriptor the child read, so it is the file the section came from.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/sframe/format.h"
+#include "../include/uapi/linux/sframe_unwind.h"
+#include "gen.h"
+
+#define CTL_EXIT_USAGE		2
+/* The child's limits: generous for libxul-sized files, small for a bomb. */
+#define CTL_CHILD_CPU_S		60
+#define CTL_CHILD_MEM		(2ULL << 30)
+#define CTL_NOBODY		65534
+/* The most a section may be: the module's default max_section_bytes. */
+#define CTL_SECTION_MAX		(64ULL << 20)
+#define CTL_PATH_MAX		4096
+/* The largest file the child reads. */
+#define CTL_FILE_MAX		(1ULL << 30)
+#define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
+#define CTL_QUERY_MAX		4096
+/* Exit codes of the child besides 0 (a section follows) and 1 (failed). */
+#define CTL_CHILD_HAS_SFRAME	3
+
+static const char *ctl_prog = "sframectl";
+
+static void ctl_usage(void)
+{
+	fputs("Usage: sframectl add [--replace] FILE...\n"
+	      "       sframectl del FILE...\n"
+	      "       sframectl sync\n"
+	      "       sframectl list [-p PID]\n", stderr);
+	exit(CTL_EXIT_USAGE);
+}
+
+/* Open the device, or say what to do. */
+static int ctl_open_dev(void)
+{
+	int fd = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+		fprintf(stderr, "%s: %s: no such device: load the module first (modprobe sframe_unwind, or insmod sframe_unwind.ko)\n",
+			ctl_prog, SFRAME_UNWIND_DEVICE);
+	else
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, SFRAME_UNWIND_DEVICE,
+			strerror(errno));
+	return -1;
+}
+
+/* What an ioctl's errno means here. */
+static const char *ctl_why(int err)
+{
+	switch (err) {
+	case EPERM:
+		return "permission denied: registering needs CAP_SYS_ADMIN or CAP_PERFMON (run as root)";
+	case EEXIST:
+		return "already registered (use --replace to replace it)";
+	case ESTALE:
+		return "the file changed while its section was made; try again";
+	case EFBIG:
+		return "section larger than the module's max_section_bytes";
+	case ENOEXEC:
+		return "not an ELF file of this machine";
+	case EBADMSG:
+		return "the module refused the section as corrupt";
+	case ENOENT:
+		return "not registered";
+	default:
+		return strerror(err);
+	}
+}
+
+/* The whole file open at @fd, read (not parsed) with our privileges. */
+static int ctl_slurp(int fd, struct sfu_file *f)
+{
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > CTL_FILE_MAX)
+		return -1;
+	f->size = st.st_size;
+	f->data = malloc(f->size);
+	if (!f->data)
+		return -1;
+	n = pread(fd, f->data, f->size, 0);
+	return n == (ssize_t)f->size ? 0 : -1;
+}
+
+/*
+ * Child: read the file, give up privileges, take limits, then parse and
+ * generate; the section goes to @out.
+ */
+static void ctl_child(int fd, int out, const char *name)
+{
+	struct gen_opts o = { .version = SFRAME_VERSION_3,
+			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name };
+	struct rlimit cpu = { CTL_CHILD_CPU_S, CTL_CHILD_CPU_S };
+	struct rlimit mem = { CTL_CHILD_MEM, CTL_CHILD_MEM };
+	struct sfu_file f;
+	u64 len, vaddr;
+	u8 *buf;
+	int ret;
+
+	if (ctl_slurp(fd, &f)) {
+		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
+		_exit(1);
+	}
+	if (!geteuid() && (setgroups(0, NULL) || setgid(CTL_NOBODY) ||
+			   setuid(CTL_NOBODY))) {
+		perror("sframectl: dropping privileges");
+		_exit(1);
+	}
+	if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &mem)) {
+		perror("sframectl: limits");
+		_exit(1);
+	}
+	ret = gen_section(&o, &f, &buf, &len, &vaddr);
+	if (ret == -EEXIST)
+		_exit(CTL_CHILD_HAS_SFRAME);
+	if (ret || write(out, &vaddr, sizeof(vaddr)) != sizeof(vaddr) ||
+	    write(out, &len, sizeof(len)) != sizeof(len) ||
+	    write(out, buf, len) != (ssize_t)len)
+		_exit(1);
+	_exit(0);
+}
+
+static int ctl_read_all(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = read(fd, (u8 *)buf + done, len - done);
+		if (n <= 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * The section for the file open at @fd, made by a child; 0, -EEXIST if
+ * the file has SFrame of its own, or -1.
+ */
+static int ctl_generate(int fd, const char *name, u8 **bufp, u64 *lenp,
+			u64 *vaddrp)
+{
+	int pipefd[2], status, ret = -1;
+	u8 *buf = NULL;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		close(pipefd[0]);
+		ctl_child(fd, pipefd[1], name);
+	}
+	close(pipefd[1]);
+	if (pid < 0)
+		goto close_pipe;
+	if (!ctl_read_all(pipefd[0], vaddrp, sizeof(*vaddrp)) &&
+	    !ctl_read_all(pipefd[0], lenp, sizeof(*lenp)) &&
+	    *lenp && *lenp <= CTL_SECTION_MAX) {
+		buf = malloc(*lenp);
+		if (buf && !ctl_read_all(pipefd[0], buf, *lenp))
+			ret = 0;
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		if (WIFEXITED(status) &&
+		    WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
+			ret = -EEXIST;
+		else
+			ret = -1;
+	}
+	if (ret) {
+		free(buf);
+		buf = NULL;
+	}
+	*bufp = buf;
+close_pipe:
+	close(pipefd[0]);
+	return ret;
+}
+
+static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
+			  const u8 *buf, u64 len, u64 vaddr)
+{
+	struct sframe_unwind_file a = {
+		.size = sizeof(a),
+		.flags = flags,
+		.fd = fd,
+		.sframe_vaddr = vaddr,
+		.sframe_ptr = (uintptr_t)buf,
+		.sframe_len = len,
+	};
+
+	return ioctl(dev, cmd, &a) ? -errno : 0;
+}
+
+enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED };
+
+/* Generate and register a sidecar for @path, which names the file. */
+static enum ctl_result ctl_add_one(int dev, const char *path,
+				   const char *name, u32 flags, bool quiet)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum ctl_result res = CTL_FAILED;
+	u64 len = 0, vaddr = 0;
+	struct stat st;
+	u8 *buf;
+	int ret;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name,
+			fd < 0 ? strerror(errno) : "not a regular file");
+		goto close_fd;
+	}
+	ret = ctl_generate(fd, name, &buf, &len, &vaddr);
+	if (ret == -EEXIST) {
+		if (!quiet)
+			printf("%s: has SFrame of its own\n", name);
+		res = CTL_HAS_SFRAME;
+		goto close_fd;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s: no section made (see above)\n",
+			ctl_prog, name);
+		goto close_fd;
+	}
+	ret = ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags, buf,
+			     len, vaddr);
+	free(buf);
+	if (ret == -EEXIST && !(flags & SFRAME_UNWIND_REPLACE) && quiet) {
+		res = CTL_ALREADY;
+	} else if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name, ctl_why(-ret));
+	} else {
+		printf("%s: registered %" PRIu64 " bytes of SFrame V3\n", name,
+		       len);
+		res = CTL_ADDED;
+	}
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return res;
+}
+
+static int ctl_add(int dev, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "replace", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	u32 flags = 0;
+	int c, bad = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'r')
+			ctl_usage();
+		flags |= SFRAME_UNWIND_REPLACE;
+	}
+	if (optind == argc)
+		ctl_usage();
+	for (; optind < argc; optind++)
+		bad += ctl_add_one(dev, argv[optind], argv[optind], flags,
+				   false) == CTL_FAILED;
+	return bad ? 1 : 0;
+}
+
+static int ctl_del(int dev, int argc, char **argv)
+{
+	int i, fd, ret, bad = 0;
+
+	if (argc < 2)
+		ctl_usage();
+	for (i = 1; i < argc; i++) {
+		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+		ret = fd < 0 ? -errno :
+		      ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, fd, 0,
+				     NULL, 0, 0);
+		if (fd >= 0)
+			close(fd);
+		if (ret) {
+			fprintf(stderr, "%s: %s: %s\n", ctl_prog, argv[i],
+				ctl_why(-ret));
+			bad++;
+		} else {
+			printf("%s: dropped\n", argv[i]);
+		}
+	}
+	return bad ? 1 : 0;
+}
+
+/* One executable file mapping, as /proc/PID/maps shows it. */
+struct ctl_map {
+	unsigned long start, end;
+	unsigned long long ino;
+	char dev[16];
+	char path[CTL_PATH_MAX];
+};
+
+static bool ctl_parse_map(const char *line, struct ctl_map *m)
+{
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%lx-%lx %7s %*x %15s %llu %n", &m->start, &m->end,
+		   perms, m->dev, &m->ino, &n) != 5 || !n)
+		return false;
+	if (perms[2] != 'x' || !m->ino || line[n] != '/')
+		return false;
+	snprintf(m->path, sizeof(m->path), "%s", line + n);
+	m->path[strcspn(m->path, "\n")] = '\0';
+	return true;
+}
+
+/* Files already handled by this sync, by device and inode. */
+struct ctl_seen {
+	char (*keys)[48];
+	size_t nr, cap;
+};
+
+static bool ctl_seen_add(struct ctl_seen *s, const struct ctl_map *m)
+{
+	char key[48];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s:%llu", m->dev, m->ino);
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->keys[i], key))
+			return false;
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		void *p = realloc(s->keys, cap * sizeof(*s->keys));
+
+		if (!p)
+			return false;
+		s->keys = p;
+		s->cap = cap;
+	}
+	memcpy(s->keys[s->nr++], key, sizeof(key));
+	return true;
+}
+
+struct ctl_tally {
+	unsigned int added, own, already, failed;
+};
+
+static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
+			 struct ctl_tally *t)
+{
+	char path[64], line[CTL_LINE_MAX], mapped[96];
+	struct ctl_map m;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;		/* gone, or a kernel thread */
+	while (fgets(line, sizeof(line), f)) {
+		if (!ctl_parse_map(line, &m) || !ctl_seen_add(seen, &m))
+			continue;
+		/* The mapped file itself, even if its path was replaced. */
+		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
+			 pid, m.start, m.end);
+		switch (ctl_add_one(dev, mapped, m.path, 0, true)) {
+		case CTL_ADDED:
+			t->added++;
+			break;
+		case CTL_HAS_SFRAME:
+			t->own++;
+			break;
+		case CTL_ALREADY:
+			t->already++;
+			break;
+		default:
+			t->failed++;
+		}
+	}
+	fclose(f);
+}
+
+static int ctl_sync(int dev)
+{
+	struct ctl_seen seen = { 0 };
+	struct ctl_tally t = { 0 };
+	struct dirent *d;
+	DIR *proc;
+
+	if (geteuid())
+		fprintf(stderr, "%s: sync reads every process's mappings: run it as root\n",
+			ctl_prog);
+	proc = opendir("/proc");
+	if (!proc) {
+		perror("sframectl: /proc");
+		return 1;
+	}
+	while ((d = readdir(proc)))
+		if (isdigit((unsigned char)d->d_name[0]))
+			ctl_sync_pid(dev, d->d_name, &seen, &t);
+	closedir(proc);
+	free(seen.keys);
+	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
+	       t.added, t.already, t.own, t.failed);
+	return t.failed ? 1 : 0;
+}
+
+static const char *ctl_source(u8 source)
+{
+	switch (source) {
+	case SFRAME_UNWIND_SRC_ELF:
+		return "elf";
+	case SFRAME_UNWIND_SRC_SIDECAR:
+		return "sidecar";
+	case SFRAME_UNWIND_SRC_JIT:
+		return "jit";
+	default:
+		return "?";
+	}
+}
+
+/* The path @pid maps at @addr, from /proc/PID/maps. */
+static void ctl_path_at(pid_t pid, unsigned long addr, char *out, size_t len)
+{
+	char path[64], line[CTL_LINE_MAX];
+	struct ctl_map m;
+	FILE *f;
+
+	snprintf(out, len, "-");
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (ctl_parse_map(line, &m) && addr >= m.start &&
+		    addr < m.end) {
+			snprintf(out, len, "%s", m.path);
+			break;
+		}
+	fclose(f);
+}
+
+static int ctl_list(int dev, int argc, char **argv)
+{
+	struct sframe_unwind_entry *e;
+	struct sframe_unwind_query q = { .size = sizeof(q) };
+	char path[CTL_PATH_MAX];
+	unsigned int i;
+	int c;
+
+	while ((c = getopt(argc, argv, "p:")) != -1) {
+		if (c != 'p')
+			ctl_usage();
+		q.pid = atoi(optarg);
+	}
+	if (optind != argc)
+		ctl_usage();
+	e = calloc(CTL_QUERY_MAX, sizeof(*e));
+	if (!e)
+		return 1;
+	q.count = CTL_QUERY_MAX;
+	q.entries = (uintptr_t)e;
+	if (ioctl(dev, SFRAME_UNWIND_IOC_QUERY, &q)) {
+		fprintf(stderr, "%s: pid %d: %s\n", ctl_prog, q.pid,
+			errno == ESRCH ? "no such process" : strerror(errno));
+		free(e);
+		return 1;
+	}
+	for (i = 0; i < q.count && i < CTL_QUERY_MAX; i++) {
+		ctl_path_at(q.pid ? q.pid : getpid(), e[i].text_start, path,
+			    sizeof(path));
+		printf("%#" PRIx64 "-%#" PRIx64 " %-7s v%u %6u fdes %8" PRIu64 " bytes %s\n",
+		       (u64)e[i].text_start, (u64)e[i].text_end,
+		       ctl_source(e[i].source), e[i].version, e[i].nr_fdes,
+		       (u64)e[i].sframe_len, path);
+	}
+	free(e);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	int dev, ret;
+
+	if (argc < 2)
+		ctl_usage();
+	cmd = argv[1];
+	if (strcmp(cmd, "add") && strcmp(cmd, "del") && strcmp(cmd, "sync") &&
+	    strcmp(cmd, "list"))
+		ctl_usage();
+	dev = ctl_open_dev();
+	if (dev < 0)
+		return 1;
+	if (!strcmp(cmd, "add"))
+		ret = ctl_add(dev, argc - 1, argv + 1);
+	else if (!strcmp(cmd, "del"))
+		ret = ctl_del(dev, argc - 1, argv + 1);
+	else if (!strcmp(cmd, "sync"))
+		ret = argc == 2 ? ctl_sync(dev) : (ctl_usage(), 1);
+	else
+		ret = ctl_list(dev, argc - 1, argv + 1);
+	close(dev);
+	return ret;
+}

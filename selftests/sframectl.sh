@@ -1,0 +1,158 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# sframectl gives Debian's own programs (which have neither SFrame nor
+# frame pointers) complete user stacks, with no rebuild.  Runs the host's
+# unmodified python3 and perf in the chroot /host (x86-64 stock guests):
+#   before        perf record -g of CPU-bound pure Python: almost no
+#                 sample's stack reaches python3's main (at most 20%; the
+#                 test can fail).  Debian's python3 is stripped, so perf
+#                 names main only through its caller in libc: a stack
+#                 reaches main if it has main or __libc_start_call_main.
+#   running       a python3 started before any sidecar exists; "sframectl
+#                 sync" registers every executable file it maps, and the
+#                 module applies them to the running process (sframectl
+#                 list -p shows python3 and libc as sidecars)
+#   after         the same perf record: at least 95% of the samples reach
+#                 main
+#   errors        without privileges, and without the module, sframectl
+#                 says what to do
+# Leaves the module loaded and no sidecar registered.
+# shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
+
+# shellcheck source=selftests/perf/lib.sh
+. /selftests/perf/lib.sh
+
+out=/tmp/sframectl
+ctl=/tmp/sframectl		# in the chroot
+script=/tmp/sfu_fib.py		# in the chroot
+python=/usr/bin/python3		# Debian's, not a wrapper the PATH may name
+secs=3
+
+in_host() {
+	chroot /host "$@"
+}
+
+# share RUN: "reaching total" over the python3 samples of RUN.
+share() {
+	in_host perf script -i "/tmp/perf.$1.data" -F comm,ip,sym,dso 2> /dev/null |
+	awk '
+		/^[^ \t]/ { if (n) done(); n = 0; s = ""; comm = $1; reach = 0; next }
+		/^[ \t]*$/ { if (n) done(); n = 0; next }
+		{ n++; if ($2 ~ /^(main|__libc_start_call_main)$/) reach = 1; s = s " " $2 }
+		function done() {
+			if (comm !~ /^python3/)
+				return
+			total++
+			good += reach
+			if (!reach && shown++ < 2)
+				print "# incomplete:" s > "/dev/stderr"
+			s = ""
+		}
+		END { if (n) done(); printf "%d %d\n", good, total }'
+}
+
+# record RUN: perf record -g of the Python loop; prints "reaching total".
+record() {
+	rm -f "/host/tmp/perf.$1.data"
+	in_host perf record -q -e cpu-clock -F 499 -g \
+		-o "/tmp/perf.$1.data" "$python" "$script" "$secs" \
+		> "$out.$1.log" 2>&1 || { sed 's/^/# /' "$out.$1.log"; return 1; }
+	share "$1"
+}
+
+# percent GOOD TOTAL
+percent() {
+	[ "$2" -gt 0 ] && echo $(($1 * 100 / $2)) || echo 0
+}
+
+at_least() {
+	[ "$2" -gt 0 ] && [ $(($1 * 100)) -ge $(($3 * $2)) ]
+}
+
+at_most() {
+	[ "$2" -gt 0 ] && [ $(($1 * 100)) -le $(($3 * $2)) ]
+}
+
+synced() {
+	in_host "$ctl" sync > "$out.sync" 2>&1
+}
+
+resync_finds_all() {
+	in_host "$ctl" sync | grep -q "^sync: 0 files registered, [1-9]"
+}
+
+refused_as_nobody() {
+	in_host /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$ctl" add "$python" > "$out.nobody" 2>&1
+	sed 's/^/# /' "$out.nobody"
+	grep -q "run as root" "$out.nobody"
+}
+
+if ! grep -q ' /host 9p ' /proc/mounts; then
+	skip_all "needs the host's Debian programs (x86-64 stock guests share them)"
+fi
+if [ ! -x /host/usr/bin/perf ] || [ ! -x /host/usr/bin/python3 ]; then
+	skip_all "the host has no perf or python3"
+fi
+load || { not_ok "insmod"; tap_end sframectl; exit 1; }
+cp "$dir/../bin/sframectl" "/host$ctl"
+cat > "/host$script" << 'EOF'
+import sys, time
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+def main():
+    end = time.time() + float(sys.argv[1])
+    while time.time() < end:
+        fib(18)
+
+if __name__ == "__main__":
+    main()
+EOF
+
+# shellcheck disable=SC2046
+set -- $(record before)
+before_good=${1:-0} before_total=${2:-0}
+echo "# before: $before_good of $before_total python3 samples reach main ($(percent "$before_good" "$before_total")%)"
+check "before sframectl: python3 is recorded, at most 20% of its samples reach main" \
+	at_most "$before_good" "$before_total" 20
+
+# chroot execs python3: the sleeper's pid is python3's.
+chroot /host "$python" -c 'import time; time.sleep(60)' &
+sleeper=$!
+sleep 1
+check "sframectl sync exits 0" synced
+sed 's/^/# /' "$out.sync"
+check "sframectl sync registers files" \
+	grep -q "^sync: [1-9][0-9]* files registered" "$out.sync"
+in_host "$ctl" list -p "$sleeper" > "$out.list" 2>&1
+sed 's/^/# /' "$out.list"
+check "the python3 started before: its python3 mapping is a sidecar now" \
+	grep -Eq ' sidecar .*/python3[.0-9]*$' "$out.list"
+check "... and so is its libc" grep -Eq ' sidecar .*/libc\.so\.6$' "$out.list"
+kill "$sleeper" 2> /dev/null
+
+# shellcheck disable=SC2046
+set -- $(record after)
+good=${1:-0} total=${2:-0}
+grep -E "^(perf_walks|sample_faults|lookups|lookup_hits) " "$dbg/stats" | sed 's/^/# /'
+echo "# after: $good of $total python3 samples reach main ($(percent "$good" "$total")%)"
+check "after sframectl sync: at least 95% of python3's samples reach main" \
+	at_least "$good" "$total" 95
+
+check "sframectl sync again: every file already registered" resync_finds_all
+check "as nobody: add is refused with a hint to run as root" refused_as_nobody
+
+# Leave no sidecar behind: drop what sync added.
+awk '/ sidecar / { print $NF }' "$out.list" | sort -u |
+	while read -r f; do in_host "$ctl" del "$f" > /dev/null 2>&1; done
+unload
+in_host "$ctl" list > "$out.nomod" 2>&1
+check "without the module: sframectl says to load it" \
+	grep -q "load the module" "$out.nomod"
+load
+check "module loaded again" loaded
+rm -f "/host$ctl" "/host$script" /host/tmp/perf.*.data
+tap_end sframectl
