@@ -39,7 +39,6 @@
 
 #include "sfu.h"
 
-#define CREATE_TRACE_POINTS
 #include "trace.h"
 
 #define SFU_DSLOTS_BITS		9

@@ -30,6 +30,7 @@
 
 #include "compat.h"
 #include "sfu.h"
+#include "trace.h"
 
 /* Program headers read per file; binaries have about a dozen. */
 #define SFU_ELF_MAX_PHDRS	128
@@ -52,6 +53,7 @@ struct sfu_vma_ref {
 	unsigned long start;
 	unsigned long end;
 	unsigned long pgoff;
+	pid_t tgid;		/* of the process it is mapped in */
 };
 
 static DEFINE_HASHTABLE(sfu_sidecars, SFU_SIDECAR_HASH_BITS);
@@ -380,8 +382,12 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 		goto free_phdrs;
 	if (!sf) {
 		blob = sfu_sidecar_get(v->file, &elf);
-		if (!blob)
+		if (!blob) {
+			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
+						     inode->i_sb->s_dev,
+						     inode->i_ino);
 			goto free_phdrs;
+		}
 	}
 	/* Address of file offset p_offset, minus p_vaddr. */
 	bias = v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
@@ -455,10 +461,20 @@ int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 		mmap_read_unlock(mm);
 		return 0;
 	}
+	/*
+	 * Only regular files are read: a device's read() may have side
+	 * effects, or block for good.
+	 */
+	if (!S_ISREG(file_inode(vma->vm_file)->i_mode)) {
+		mmap_read_unlock(mm);
+		sfu_stat_inc(SFU_STAT_NOT_REGULAR);
+		return 0;
+	}
 	v.file = get_file(vma->vm_file);
 	v.start = vma->vm_start;
 	v.end = vma->vm_end;
 	v.pgoff = vma->vm_pgoff;
+	v.tgid = task_tgid_nr(owner);
 	rcu_read_lock();
 	smm = sfu_mm_find(mm);
 	if (smm && sfu_mm_covers(smm, v.start, v.file))

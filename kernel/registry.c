@@ -65,6 +65,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_SAMPLE_FAULTS]	= "sample_faults",
 	[SFU_STAT_MM_EXITED]		= "mm_exited",
 	[SFU_STAT_MM_RELEASED]		= "mm_released",
+	[SFU_STAT_NOT_REGULAR]		= "not_regular",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)

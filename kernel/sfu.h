@@ -53,6 +53,7 @@ enum sfu_stat {
 	SFU_STAT_SAMPLE_FAULTS,
 	SFU_STAT_MM_EXITED,	/* registries dropped at exit_mmap() */
 	SFU_STAT_MM_RELEASED,	/* ... by the notifier's release instead */
+	SFU_STAT_NOT_REGULAR,	/* executable mappings of non-regular files */
 	SFU_STAT_NR,
 };
 

@@ -3,7 +3,8 @@
  * Trace events of sframe_unwind: a deferred request, and the user stack
  * its walk found, tied together by the cookie.  A trace consumer can so
  * attach a complete user stack to whatever kernel event the request was
- * made at.
+ * made at.  And an executable ELF mapping that has no SFrame: the event
+ * sframectl's daemon follows to make a sidecar for the file.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sframe_unwind
@@ -59,6 +60,39 @@ TRACE_EVENT(sframe_unwind_stack,
 		  __entry->nr, __entry->stop,
 		  __print_array(__get_dynamic_array(pcs), __entry->nr,
 				sizeof(unsigned long)))
+);
+
+/*
+ * An executable mapping of an ELF file without PT_GNU_SFRAME or sidecar,
+ * as registration found it: enough to open the mapped file through
+ * /proc/PID/map_files/START-END and to tell files apart.
+ */
+TRACE_EVENT(sframe_unwind_nosframe,
+
+	TP_PROTO(pid_t pid, unsigned long start, unsigned long end,
+		 dev_t dev, u64 ino),
+
+	TP_ARGS(pid, start, end, dev, ino),
+
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(unsigned long, start)
+		__field(unsigned long, end)
+		__field(dev_t, dev)
+		__field(u64, ino)
+	),
+
+	TP_fast_assign(
+		__entry->pid = pid;
+		__entry->start = start;
+		__entry->end = end;
+		__entry->dev = dev;
+		__entry->ino = ino;
+	),
+
+	TP_printk("pid=%d start=0x%lx end=0x%lx dev=%u:%u ino=%llu",
+		  __entry->pid, __entry->start, __entry->end,
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino)
 );
 
 #endif /* _SFU_TRACE_H */

@@ -7,7 +7,8 @@
 # file must give a rule for a function of each and an error for an
 # anonymous mapping, and its entries must go when it exits: dropped at
 # exit_mmap() by the module's exit hook, not later by the mmu notifier's
-# release (which would cost the exit an SRCU grace period).
+# release (which would cost the exit an SRCU grace period).  A device
+# mapped executable is skipped, not read.
 # shellcheck disable=SC2317  # functions run through check()
 
 # shellcheck source=selftests/registry/lib.sh
@@ -54,4 +55,12 @@ check "its registry went at exit_mmap (mm_exited $exited0 -> $exited1)" \
 	[ "$exited1" -gt "$exited0" ]
 check "not through the notifier's release (mm_released $released0 -> $released1)" \
 	[ "$released1" -eq "$released0" ]
+
+# A character device mapped executable is not read as an ELF file.
+special0=$(stat_of not_regular)
+check "sfu_prog maps /dev/zero executable" \
+	"$bin/sfu_prog" device /dev/zero
+special1=$(stat_of not_regular)
+check "the module left the device alone (not_regular $special0 -> $special1)" \
+	[ "$special1" -gt "$special0" ]
 tap_exit

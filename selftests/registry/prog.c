@@ -23,6 +23,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,28 @@ static int do_churn(const sigset_t *set)
 	return 0;
 }
 
+/* Map a character device executable: the module must not read() it. */
+static int map_device(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *p;
+
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	p = mmap(NULL, getpagesize(), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd,
+		 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	/* The registration runs on the way back from mmap(). */
+	printf("mapped %s\n", path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -227,13 +250,15 @@ int main(int argc, char **argv)
 		return do_fork(&set);
 	if (!strcmp(mode, "churn"))
 		return do_churn(&set);
+	if (!strcmp(mode, "device") && argc > 2)
+		return map_device(argv[2]);
 	if (!strcmp(mode, "dlopen") && argc > 2) {
 		if (dl_call(argv[2], &v, 1))
 			return 1;
 		printf("called %ld\n", v);
 		return wait_loop(&set);
 	}
-	fprintf(stderr, "usage: %s run|wait|lookup|fork|churn|dlopen PATH\n",
+	fprintf(stderr, "usage: %s run|wait|lookup|fork|churn|dlopen PATH|device PATH\n",
 		argv[0]);
 	return 2;
 }
