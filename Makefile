@@ -36,7 +36,8 @@ GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 GEN_SRCS	:= scripts/sframe-gen.c $(GEN_LIB_SRCS)
 GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
-CTL_SRCS	:= scripts/sframectl.c $(GEN_LIB_SRCS)
+CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
+		   scripts/sframectl-daemon.c $(GEN_LIB_SRCS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
@@ -59,7 +60,8 @@ scripts/sframe-gen: $(GEN_SRCS) $(GEN_HDRS) \
 		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
-scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) include/uapi/linux/sframe_unwind.h \
+scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
+		   include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 

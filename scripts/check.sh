@@ -53,6 +53,7 @@ stage gen-oracle make -s check-gen
 stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
+stage systemd-unit scripts/tests/verify-unit.sh
 stage qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12
 stage harness scripts/qemu/harness-test.sh
 stage kunit-x86_64 scripts/kunit.sh x86_64

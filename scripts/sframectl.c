@@ -9,6 +9,9 @@
  *   sframectl sync                     add every file that a running
  *                                      process maps executable and that
  *                                      has no SFrame of its own
+ *   sframectl daemon                   sync, then add every file that is
+ *                                      mapped without SFrame from then on
+ *                                      (sframectl-daemon.c)
  *   sframectl list [-p PID]            what is registered for a process
  *                                      (default: sframectl itself)
  *
@@ -22,8 +25,6 @@
  * descriptor the child read, so it is the file the section came from.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -39,8 +40,8 @@
 #include <unistd.h>
 
 #include "../include/sframe/format.h"
-#include "../include/uapi/linux/sframe_unwind.h"
 #include "gen.h"
+#include "sframectl.h"
 
 #define CTL_EXIT_USAGE		2
 /* The child's limits: generous for libxul-sized files, small for a bomb. */
@@ -49,27 +50,30 @@
 #define CTL_NOBODY		65534
 /* The most a section may be: the module's default max_section_bytes. */
 #define CTL_SECTION_MAX		(64ULL << 20)
-#define CTL_PATH_MAX		4096
 /* The largest file the child reads. */
 #define CTL_FILE_MAX		(1ULL << 30)
-#define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
 #define CTL_QUERY_MAX		4096
 /* Exit codes of the child besides 0 (a section follows) and 1 (failed). */
 #define CTL_CHILD_HAS_SFRAME	3
 
-static const char *ctl_prog = "sframectl";
+const char *ctl_prog = "sframectl";
 
 static void ctl_usage(void)
 {
 	fputs("Usage: sframectl add [--replace] FILE...\n"
 	      "       sframectl del FILE...\n"
 	      "       sframectl sync\n"
+	      "       sframectl daemon\n"
 	      "       sframectl list [-p PID]\n", stderr);
 	exit(CTL_EXIT_USAGE);
 }
 
-/* Open the device, or say what to do. */
-static int ctl_open_dev(void)
+/**
+ * ctl_open_dev() - open the module's device, or say what to do
+ *
+ * Return: the descriptor, or -1.
+ */
+int ctl_open_dev(void)
 {
 	int fd = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
 
@@ -238,11 +242,18 @@ static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
 	return ioctl(dev, cmd, &a) ? -errno : 0;
 }
 
-enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED };
-
-/* Generate and register a sidecar for @path, which names the file. */
-static enum ctl_result ctl_add_one(int dev, const char *path,
-				   const char *name, u32 flags, bool quiet)
+/**
+ * ctl_add_one() - generate and register a sidecar
+ * @dev: the device
+ * @path: where to open the file
+ * @name: what to call it in messages
+ * @flags: 0 or SFRAME_UNWIND_REPLACE
+ * @quiet: say nothing of a file that has SFrame or a sidecar already
+ *
+ * Return: what happened.
+ */
+enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
+			    u32 flags, bool quiet)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	enum ctl_result res = CTL_FAILED;
@@ -332,120 +343,6 @@ static int ctl_del(int dev, int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
-/* One executable file mapping, as /proc/PID/maps shows it. */
-struct ctl_map {
-	unsigned long start, end;
-	unsigned long long ino;
-	char dev[16];
-	char path[CTL_PATH_MAX];
-};
-
-static bool ctl_parse_map(const char *line, struct ctl_map *m)
-{
-	char perms[8];
-	int n = 0;
-
-	if (sscanf(line, "%lx-%lx %7s %*x %15s %llu %n", &m->start, &m->end,
-		   perms, m->dev, &m->ino, &n) != 5 || !n)
-		return false;
-	if (perms[2] != 'x' || !m->ino || line[n] != '/')
-		return false;
-	snprintf(m->path, sizeof(m->path), "%s", line + n);
-	m->path[strcspn(m->path, "\n")] = '\0';
-	return true;
-}
-
-/* Files already handled by this sync, by device and inode. */
-struct ctl_seen {
-	char (*keys)[48];
-	size_t nr, cap;
-};
-
-static bool ctl_seen_add(struct ctl_seen *s, const struct ctl_map *m)
-{
-	char key[48];
-	size_t i;
-
-	snprintf(key, sizeof(key), "%s:%llu", m->dev, m->ino);
-	for (i = 0; i < s->nr; i++)
-		if (!strcmp(s->keys[i], key))
-			return false;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		void *p = realloc(s->keys, cap * sizeof(*s->keys));
-
-		if (!p)
-			return false;
-		s->keys = p;
-		s->cap = cap;
-	}
-	memcpy(s->keys[s->nr++], key, sizeof(key));
-	return true;
-}
-
-struct ctl_tally {
-	unsigned int added, own, already, failed;
-};
-
-static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
-			 struct ctl_tally *t)
-{
-	char path[64], line[CTL_LINE_MAX], mapped[96];
-	struct ctl_map m;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;		/* gone, or a kernel thread */
-	while (fgets(line, sizeof(line), f)) {
-		if (!ctl_parse_map(line, &m) || !ctl_seen_add(seen, &m))
-			continue;
-		/* The mapped file itself, even if its path was replaced. */
-		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
-			 pid, m.start, m.end);
-		switch (ctl_add_one(dev, mapped, m.path, 0, true)) {
-		case CTL_ADDED:
-			t->added++;
-			break;
-		case CTL_HAS_SFRAME:
-			t->own++;
-			break;
-		case CTL_ALREADY:
-			t->already++;
-			break;
-		default:
-			t->failed++;
-		}
-	}
-	fclose(f);
-}
-
-static int ctl_sync(int dev)
-{
-	struct ctl_seen seen = { 0 };
-	struct ctl_tally t = { 0 };
-	struct dirent *d;
-	DIR *proc;
-
-	if (geteuid())
-		fprintf(stderr, "%s: sync reads every process's mappings: run it as root\n",
-			ctl_prog);
-	proc = opendir("/proc");
-	if (!proc) {
-		perror("sframectl: /proc");
-		return 1;
-	}
-	while ((d = readdir(proc)))
-		if (isdigit((unsigned char)d->d_name[0]))
-			ctl_sync_pid(dev, d->d_name, &seen, &t);
-	closedir(proc);
-	free(seen.keys);
-	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
-	       t.added, t.already, t.own, t.failed);
-	return t.failed ? 1 : 0;
-}
-
 static const char *ctl_source(u8 source)
 {
 	switch (source) {
@@ -521,12 +418,15 @@ static int ctl_list(int dev, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	struct ctl_seen seen = { 0 };
 	const char *cmd;
 	int dev, ret;
 
 	if (argc < 2)
 		ctl_usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "daemon"))
+		return argc == 2 ? ctl_daemon() : (ctl_usage(), 1);
 	if (strcmp(cmd, "add") && strcmp(cmd, "del") && strcmp(cmd, "sync") &&
 	    strcmp(cmd, "list"))
 		ctl_usage();
@@ -538,9 +438,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "del"))
 		ret = ctl_del(dev, argc - 1, argv + 1);
 	else if (!strcmp(cmd, "sync"))
-		ret = argc == 2 ? ctl_sync(dev) : (ctl_usage(), 1);
+		ret = argc == 2 ? ctl_sync(dev, &seen) : (ctl_usage(), 1);
 	else
 		ret = ctl_list(dev, argc - 1, argv + 1);
+	ctl_seen_free(&seen);
 	close(dev);
 	return ret;
 }

@@ -4,7 +4,8 @@
 # Guest-side runner, in the manner of kselftest's run_kselftest.sh: runs the
 # tests named in /selftests/list in order and prints TAP 13.  A test exits
 # 0 (pass), 4 (skip: it printed why) or anything else (fail); its own output
-# is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds.
+# is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds,
+# or the seconds its list line names after it ("NAME SECONDS").
 KSFT_SKIP=4
 timeout_s=${SFU_TEST_TIMEOUT:-120}
 cd /selftests || exit 1
@@ -13,11 +14,12 @@ n=$(grep -c . list)
 echo "TAP version 13"
 echo "1..$n"
 i=0
-while read -r t; do
+while read -r t secs; do
 	[ -n "$t" ] || continue
 	i=$((i + 1))
+	limit=${secs:-$timeout_s}
 	echo "# selftests: sframe: $t"
-	timeout "$timeout_s" "./$t" > /tmp/out.$i 2>&1
+	timeout "$limit" "./$t" > /tmp/out.$i 2>&1
 	rc=$?
 	sed 's/^/# /' /tmp/out.$i
 	if [ "$rc" -eq 0 ]; then
@@ -25,7 +27,7 @@ while read -r t; do
 	elif [ "$rc" -eq "$KSFT_SKIP" ]; then
 		echo "ok $i selftests: sframe: $t # SKIP"
 	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 143 ]; then
-		echo "not ok $i selftests: sframe: $t # TIMEOUT ${timeout_s}s"
+		echo "not ok $i selftests: sframe: $t # TIMEOUT ${limit}s"
 	else
 		echo "not ok $i selftests: sframe: $t # exit=$rc"
 	fi

@@ -17,6 +17,11 @@
 #                 main
 #   errors        without privileges, and without the module, sframectl
 #                 says what to do
+#   daemon        sframectl daemon follows new mappings: a python3 run it
+#                 sees for the first time (cold, reported), then a second
+#                 run: at least 95% reach main; rmmod works under it, and
+#                 after insmod it turns its event on again and the runs
+#                 reach main again; SIGTERM stops it cleanly
 # Leaves the module loaded and no sidecar registered.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -72,6 +77,29 @@ at_least() {
 
 at_most() {
 	[ "$2" -gt 0 ] && [ $(($1 * 100)) -le $(($3 * $2)) ]
+}
+
+# wait_log TENTHS REGEX [COUNT]: the daemon's log has COUNT lines
+# matching REGEX (default 1).
+wait_log() {
+	local i=0
+
+	while [ "$i" -lt "$1" ]; do
+		[ "$(grep -cE "$2" "$out.daemon")" -ge "${3:-1}" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+daemon_resumed() {
+	wait_log 300 "module present" 2 && return 0
+	sed 's/^/# daemon: /' "$out.daemon" | grep -v "registered" | tail -8
+	return 1
+}
+
+eval_stopped() {
+	[ "$1" -eq 0 ] && [ ! -d /host/sys/kernel/tracing/instances/sframectl ]
 }
 
 synced() {
@@ -154,5 +182,42 @@ check "without the module: sframectl says to load it" \
 	grep -q "load the module" "$out.nomod"
 load
 check "module loaded again" loaded
+
+# The daemon: it follows new mappings without SFrame from now on.
+# chroot execs sframectl: the pid is the daemon's.
+chroot /host "$ctl" daemon > "$out.daemon" 2>&1 &
+daemon=$!
+check "sframectl daemon starts" wait_log 50 "^daemon: following"
+
+# shellcheck disable=SC2046
+set -- $(record cold)
+echo "# cold (the daemon sees python3 for the first time): $1 of $2 reach main ($(percent "$1" "$2")%)"
+# shellcheck disable=SC2046
+set -- $(record warm)
+good=${1:-0} total=${2:-0}
+echo "# warm: $good of $total reach main ($(percent "$good" "$total")%)"
+check "with the daemon, a second run: at least 95% of the samples reach main" \
+	at_least "$good" "$total" 95
+
+check "rmmod while the daemon runs" unload
+load
+check "the daemon turns its event on again after insmod" daemon_resumed
+record rewarm > /dev/null
+# shellcheck disable=SC2046
+set -- $(record reload)
+good=${1:-0} total=${2:-0}
+echo "# after the reload: $good of $total reach main ($(percent "$good" "$total")%)"
+check "after the reload: at least 95% of the samples reach main" \
+	at_least "$good" "$total" 95
+kill -TERM "$daemon"
+wait "$daemon"
+rc=$?
+sed 's/^/# daemon: /' "$out.daemon" | grep -v "registered" | tail -5
+check "SIGTERM stops the daemon (exit $rc) and removes its trace instance" \
+	eval_stopped "$rc"
+
+# Leave no sidecar behind: they go with the module.
+unload
+load
 rm -f "/host$ctl" "/host$script" /host/tmp/perf.*.data
 tap_end sframectl

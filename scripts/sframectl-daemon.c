@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl daemon: keep every program's files covered by SFrame.
+ *
+ * The module emits the trace event sframe_unwind:sframe_unwind_nosframe
+ * whenever it registers an executable mapping of an ELF file that has
+ * neither PT_GNU_SFRAME nor a sidecar (kernel/trace.h).  The daemon
+ * follows that event in a tracefs instance of its own ("sframectl", so it
+ * disturbs no other tracer), which is privileged, bounded by the instance's
+ * ring buffer, and tells of overflow ("LOST EVENTS"): then it syncs.  For
+ * each event it adds a sidecar for the mapped file, opened through
+ * /proc/PID/map_files; the module applies it to the mapping that caused
+ * the event, every other one, and every later one.
+ *
+ * The daemon keeps neither the device nor an event file open between
+ * events, so the module can be unloaded under it.  When the event goes
+ * away (rmmod), it waits; when it comes back (insmod, sidecars lost), it
+ * enables it again and syncs.  Files that failed are not retried until
+ * the daemon restarts.  SIGINT and SIGTERM end it and remove the
+ * instance.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sframectl.h"
+
+#define CTL_TRACEFS		"/sys/kernel/tracing"
+#define CTL_INSTANCE		CTL_TRACEFS "/instances/sframectl"
+#define CTL_ENABLE		CTL_INSTANCE \
+				"/events/sframe_unwind/sframe_unwind_nosframe/enable"
+#define CTL_PIPE		CTL_INSTANCE "/trace_pipe"
+#define CTL_POLL_MS		500
+/* The event's text, as kernel/trace.h prints it. */
+#define CTL_EVENT_FORMAT	"sframe_unwind_nosframe: pid=%d start=0x%lx " \
+				"end=0x%lx dev=%u:%u ino=%llu"
+#define CTL_READ_MAX		65536
+
+/* Write @val to the event's enable file; false if there is none. */
+static bool ctl_event_set(const char *val)
+{
+	int fd = open(CTL_ENABLE, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+/* Is the event there and on? */
+static bool ctl_event_on(void)
+{
+	char c = '0';
+	int fd = open(CTL_ENABLE, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = '0';
+	close(fd);
+	return c == '1';
+}
+
+/* The module is (back): turn the event on, then cover what runs. */
+static void ctl_resume(struct ctl_seen *seen)
+{
+	int dev;
+
+	if (!ctl_event_set("1"))
+		return;
+	ctl_seen_free(seen);
+	dev = ctl_open_dev();
+	if (dev < 0)
+		return;
+	printf("daemon: module present, event on; syncing\n");
+	fflush(stdout);
+	ctl_sync(dev, seen);
+	close(dev);
+	fflush(stdout);
+}
+
+/* One line of trace_pipe: an event, a loss, or something else. */
+static void ctl_line(const char *line, struct ctl_seen *seen)
+{
+	const char *p = strstr(line, "sframe_unwind_nosframe: ");
+	char mapped[96], name[CTL_PATH_MAX];
+	unsigned long start, end;
+	struct ctl_key k;
+	ssize_t n;
+	int pid, dev;
+
+	if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
+		printf("daemon: events lost; syncing\n");
+		dev = ctl_open_dev();
+		if (dev >= 0) {
+			ctl_sync(dev, seen);
+			close(dev);
+		}
+		return;
+	}
+	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end, &k.major,
+			 &k.minor, &k.ino) != 6)
+		return;
+	if (!ctl_seen_add(seen, &k))
+		return;
+	snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%lx-%lx", pid,
+		 start, end);
+	n = readlink(mapped, name, sizeof(name) - 1);
+	if (n <= 0)
+		return;		/* gone already; the next mapping tells again */
+	name[n] = '\0';
+	dev = ctl_open_dev();
+	if (dev < 0)
+		return;
+	ctl_add_one(dev, mapped, name, 0, true);
+	close(dev);
+}
+
+/* Read what trace_pipe has and handle each complete line. */
+static void ctl_drain(int pipe_fd, char *buf, size_t *len,
+		      struct ctl_seen *seen)
+{
+	char *line, *nl;
+	ssize_t n;
+
+	n = read(pipe_fd, buf + *len, CTL_READ_MAX - 1 - *len);
+	if (n <= 0)
+		return;
+	*len += n;
+	buf[*len] = '\0';
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		ctl_line(line, seen);
+	}
+	*len -= line - buf;
+	memmove(buf, line, *len);
+	if (*len == CTL_READ_MAX - 1)
+		*len = 0;	/* a line longer than the buffer: drop it */
+	fflush(stdout);
+}
+
+static int ctl_instance(void)
+{
+	if (mkdir(CTL_INSTANCE, 0700) && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s (is tracefs mounted at %s, and are you root?)\n",
+			ctl_prog, CTL_INSTANCE, strerror(errno), CTL_TRACEFS);
+		return -1;
+	}
+	return open(CTL_PIPE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/**
+ * ctl_daemon() - the daemon command
+ *
+ * Return: 0 when stopped by a signal, 1 if it could not start.
+ */
+int ctl_daemon(void)
+{
+	struct ctl_seen seen = { 0 };
+	struct pollfd pfd[2];
+	size_t len = 0;
+	sigset_t stop;
+	char *buf;
+
+	/* SIGINT and SIGTERM arrive as a readable descriptor. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &stop, NULL))
+		return 1;
+	pfd[1].fd = signalfd(-1, &stop, SFD_CLOEXEC);
+	pfd[0].fd = ctl_instance();
+	buf = malloc(CTL_READ_MAX);
+	if (pfd[0].fd < 0 || pfd[1].fd < 0 || !buf) {
+		free(buf);
+		return 1;
+	}
+	pfd[0].events = POLLIN;
+	pfd[1].events = POLLIN;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("daemon: following %s\n", CTL_PIPE);
+	for (;;) {
+		if (!ctl_event_on())
+			ctl_resume(&seen);
+		if (poll(pfd, 2, CTL_POLL_MS) <= 0)
+			continue;
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents)
+			ctl_drain(pfd[0].fd, buf, &len, &seen);
+	}
+	ctl_event_set("0");
+	close(pfd[0].fd);
+	close(pfd[1].fd);
+	rmdir(CTL_INSTANCE);
+	ctl_seen_free(&seen);
+	free(buf);
+	printf("daemon: stopped\n");
+	return 0;
+}
