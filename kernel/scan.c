@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scans of the processes that run: at load, for the SFrame of everything
+ * they map (the hooks only see mappings made later), and when a sidecar
+ * is registered, for the mappings of its file that exist already.  Each
+ * process's mm is scanned by sfu_scan_mm() (elf.c) with a user reference
+ * held, outside RCU.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "sfu.h"
+
+/* Scan every process's mappings (of @inode only, if not NULL). */
+static void sfu_scan_processes(const struct inode *inode)
+{
+	struct task_struct **tasks, *p;
+	unsigned int i, n = 0, cap = 0;
+
+	rcu_read_lock();
+	for_each_process(p)
+		cap++;
+	rcu_read_unlock();
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return;
+	rcu_read_lock();
+	for_each_process(p) {
+		if (n == cap)
+			break;
+		if (p->flags & PF_KTHREAD)
+			continue;
+		get_task_struct(p);
+		tasks[n++] = p;
+	}
+	rcu_read_unlock();
+	for (i = 0; i < n; i++) {
+		struct mm_struct *mm = get_task_mm(tasks[i]);
+
+		if (mm) {
+			if (!fatal_signal_pending(current))
+				sfu_scan_mm(mm, tasks[i], inode);
+			mmput(mm);
+		}
+		put_task_struct(tasks[i]);
+	}
+	kvfree(tasks);
+}
+
+/**
+ * sfu_scan_all() - register the SFrame of every process already running
+ *
+ * Called once at load, from insmod, after the hooks are in place (so a
+ * mapping made during the scan is seen by one or the other).
+ */
+void sfu_scan_all(void)
+{
+	sfu_scan_processes(NULL);
+}
+
+/**
+ * sfu_scan_file() - register a new sidecar for the mappings it now covers
+ * @inode: the file the sidecar was registered for
+ *
+ * Called after the sidecar is in the table, so that later mappings get it
+ * from the mmap hook and earlier ones from this scan.
+ */
+void sfu_scan_file(const struct inode *inode)
+{
+	sfu_scan_processes(inode);
+}
+
