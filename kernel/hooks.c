@@ -28,11 +28,13 @@
 
 #include <linux/kprobes.h>
 #include <linux/mm.h>
+#include <linux/perf_event.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
 
 #include "compat.h"
 #include "sfu.h"
@@ -90,6 +92,10 @@ static int sfu_mmap_probe(struct kprobe *kp, struct pt_regs *regs)
 		kfree(w);
 	return 0;
 }
+
+/* The probe reads perf_event_mmap()'s only argument as the VMA. */
+static_assert(__same_type(&perf_event_mmap,
+			  void (*)(struct vm_area_struct *vma)));
 
 static struct kprobe sfu_mmap_kprobe = {
 	.symbol_name = SFU_MMAP_SYMBOL,
@@ -184,6 +190,9 @@ static void notrace sfu_exit_mmap_hook(unsigned long ip,
 		sfu_mm_exit(mm);
 }
 
+/* The hook reads exit_mmap()'s only argument as the mm. */
+static_assert(__same_type(&exit_mmap, void (*)(struct mm_struct *mm)));
+
 static struct ftrace_ops sfu_exit_ops = {
 	.func = sfu_exit_mmap_hook,
 	.flags = SFU_FTRACE_ARG_FLAGS,
@@ -216,6 +225,10 @@ static void sfu_exit_hook_off(void)
 	ftrace_free_filter(&sfu_exit_ops);
 	sfu_exit_hooked = false;
 }
+
+/* The probe has the prototype the tracepoint calls (not exported). */
+static_assert(__same_type(&register_trace_sched_process_fork,
+			  int (*)(typeof(&sfu_fork_probe), void *)));
 
 static struct tracepoint *sfu_fork_tp;
 

@@ -27,6 +27,7 @@
 
 #include <sframe/deferred.h>
 
+#include "arch/arch.h"
 #include "compat.h"
 #include "sfu.h"
 
@@ -93,13 +94,18 @@ static unsigned int sfu_stack_trace_save_user(unsigned long *store,
 	return res.nr;
 }
 
-/* Does current's user stack have SFrame to walk?  Any context. */
+/*
+ * Does current's user stack have SFrame to walk?  Any context.  A task the
+ * walker does not serve (a 32-bit compat task, which can have a registry
+ * through the compat ioctl) keeps the kernel's own walk.
+ */
 static bool sfu_current_has_sframe(void)
 {
 	struct mm_struct *mm = current->mm;
 	bool has;
 
-	if (!mm || (current->flags & PF_KTHREAD))
+	if (!mm || (current->flags & PF_KTHREAD) ||
+	    !sfu_arch_user_regs_ok(task_pt_regs(current)))
 		return false;
 	rcu_read_lock();
 	has = sfu_mm_find(mm);
@@ -117,6 +123,13 @@ static void notrace sfu_redirect_thunk(unsigned long ip,
 	if (sfu_current_has_sframe())
 		sfu_ftrace_redirect(fregs, (unsigned long)r->func);
 }
+
+/* The replacements must have the prototypes of what they replace. */
+static_assert(__same_type(&sfu_perf_callchain_user, &perf_callchain_user));
+#if defined(CONFIG_STACKTRACE) && defined(CONFIG_USER_STACKTRACE_SUPPORT)
+static_assert(__same_type(&sfu_stack_trace_save_user,
+			  &stack_trace_save_user));
+#endif
 
 static struct sfu_redirect sfu_redirects[] = {
 	{

@@ -43,7 +43,7 @@ unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-sframectl.sh"
+perf_compat.sh sframectl.sh"
 hostfs=""
 [ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
 timeout_s=1200
@@ -391,6 +391,20 @@ build_bench() {
 	}
 }
 
+# A 32-bit program with a registry, where the toolchain has -m32.
+build_compat_test() {
+	local g=$r/selftests/perf
+
+	[ "$arch" = x86_64 ] || return 0
+	# The asm/ headers are shared with x86-64 (gcc-multilib, which would
+	# link them, conflicts with the cross compilers).
+	# shellcheck disable=SC2086
+	gcc -m32 -static -idirafter /usr/include/x86_64-linux-gnu -O1 -fno-omit-frame-pointer -Wall -Werror \
+		-o "$g/sfu_compat" "$root/selftests/perf/compat.c" \
+		$decoder_srcs 2> "$out/perf/compat.log" ||
+		echo "$prog: no -m32 toolchain: perf_compat will skip" >&2
+}
+
 build_perf_tests() {
 	local src=$root/selftests/perf b=$out/perf g=$r/selftests/perf
 	local pflags="-O2 -fomit-frame-pointer -Wall -Werror -I$src -I$ksft"
@@ -435,6 +449,7 @@ build_perf_tests() {
 build_registry_tests
 build_unwind_tests
 build_perf_tests
+build_compat_test
 build_bench
 install_sframectl
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
