@@ -11,6 +11,7 @@
 
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/user_namespace.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -83,9 +84,15 @@ static long sfu_ioc_add(const void __user *uarg)
 	if (a.sframe_len > sfu_max_section_bytes)
 		return -EFBIG;
 
+	/* The copy is checked and indexed, then freed: counted meanwhile. */
+	ret = sfu_mem_charge(a.sframe_len);
+	if (ret)
+		return ret;
 	bytes = kvmalloc(a.sframe_len, GFP_KERNEL_ACCOUNT);
-	if (!bytes)
+	if (!bytes) {
+		sfu_mem_uncharge(a.sframe_len);
 		return -ENOMEM;
+	}
 	if (copy_from_user(bytes, u64_to_user_ptr(a.sframe_start),
 			   a.sframe_len)) {
 		ret = -EFAULT;
@@ -121,6 +128,7 @@ put_region:
 	sfu_region_put(r);
 free_bytes:
 	kvfree(bytes);
+	sfu_mem_uncharge(a.sframe_len);
 	return ret;
 }
 
@@ -174,27 +182,25 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 
 /*
  * May the caller see the registrations (an address-space layout) of
- * @task, whose mm is @mm?  Like ptrace read access without the LSM hook
- * (ptrace_may_access() is not exported): the caller itself, a privileged
- * caller, or one of the same user when the target is dumpable.
+ * @task?  Its own, or with CAP_PERFMON, CAP_SYS_ADMIN or CAP_SYS_PTRACE
+ * in the user namespace of @task's credentials.  A plain same-user rule
+ * would skip what ptrace access checks besides (Yama, LSMs), and
+ * ptrace_may_access() is not exported, so there is none.
  */
-static bool sfu_may_query(struct task_struct *task, struct mm_struct *mm)
+static bool sfu_may_query(struct task_struct *task)
 {
-	const struct cred *tcred;
-	bool same;
+	struct user_namespace *ns;
+	bool ok;
 
-	if (task == current->group_leader || capable(CAP_SYS_PTRACE) ||
-	    perfmon_capable())
+	if (same_thread_group(task, current))
 		return true;
-	if (get_dumpable(mm) != SUID_DUMP_USER)
-		return false;
 	rcu_read_lock();
-	tcred = __task_cred(task);
-	same = uid_eq(current_euid(), tcred->uid) &&
-	       uid_eq(current_euid(), tcred->euid) &&
-	       uid_eq(current_euid(), tcred->suid);
+	ns = get_user_ns(__task_cred(task)->user_ns);
 	rcu_read_unlock();
-	return same;
+	ok = ns_capable(ns, CAP_PERFMON) || ns_capable(ns, CAP_SYS_ADMIN) ||
+	     ns_capable(ns, CAP_SYS_PTRACE);
+	put_user_ns(ns);
+	return ok;
 }
 
 static void sfu_fill_entry(struct sframe_unwind_entry *e,
@@ -256,7 +262,7 @@ static long sfu_ioc_query(void __user *uarg)
 		return -ESRCH;
 	/* Without an address space (a zombie) nothing is registered. */
 	mm = get_task_mm(task);
-	if (mm && !sfu_may_query(task, mm)) {
+	if (mm && !sfu_may_query(task)) {
 		ret = -EACCES;
 		goto put_mm;
 	}

@@ -82,6 +82,10 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err)
 	case -ENOSPC:
 		stat = SFU_STAT_REFUSED_LIMIT;
 		break;
+	case -EDQUOT:
+		/* sfu_mem_charge() counted refused_global_limit. */
+		stat = SFU_STAT_NR;
+		break;
 	case -ENOEXEC:
 		stat = SFU_STAT_REFUSED_ELF;
 		break;
@@ -90,7 +94,8 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err)
 		break;
 	}
 	sfu_stat_inc(SFU_STAT_REFUSED);
-	sfu_stat_inc(stat);
+	if (stat != SFU_STAT_NR)
+		sfu_stat_inc(stat);
 	pr_warn_ratelimited("%s: refused: %s at 0x%llx (%s, %pe)\n", who, why,
 			    off, sfu_strerror(err), ERR_PTR(err));
 }
@@ -334,9 +339,16 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 				s->p_offset, -EBADMSG);
 		return -EBADMSG;
 	}
+	ret = sfu_mem_charge(s->p_filesz);
+	if (ret) {
+		sfu_refuse_file(file, "max_total_bytes", s->p_filesz, ret);
+		return ret;
+	}
 	bytes = kvmalloc(s->p_filesz, GFP_KERNEL);
-	if (!bytes)
+	if (!bytes) {
+		sfu_mem_uncharge(s->p_filesz);
 		return -ENOMEM;
+	}
 	ret = sfu_read_exact(file, bytes, s->p_filesz, s->p_offset);
 	if (ret) {
 		sfu_refuse_file(file, "short read", s->p_offset, ret);
@@ -349,6 +361,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 				r->sec.diag.off, ret);
 free_bytes:
 	kvfree(bytes);
+	sfu_mem_uncharge(s->p_filesz);
 	return ret;
 }
 
@@ -628,8 +641,12 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		ret = -ESTALE;
 		goto put_blob;
 	}
+	ret = sfu_mem_charge(blob->len);
+	if (ret)
+		goto put_blob;
 	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT);
 	if (!blob->data) {
+		sfu_mem_uncharge(blob->len);
 		ret = -ENOMEM;
 		goto put_blob;
 	}

@@ -66,6 +66,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_MM_EXITED]		= "mm_exited",
 	[SFU_STAT_MM_RELEASED]		= "mm_released",
 	[SFU_STAT_NOT_REGULAR]		= "not_regular",
+	[SFU_STAT_REFUSED_GLOBAL]	= "refused_global_limit",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)
@@ -103,6 +104,35 @@ long sfu_stat_bytes(void)
 	return atomic_long_read(&sfu_bytes);
 }
 
+/**
+ * sfu_mem_charge() - count kernel memory against max_total_bytes
+ * @bytes: what the caller is about to allocate (or keep)
+ *
+ * The per-process limits bound one registry; this bounds them all, with
+ * the sidecars and the transient copies of sections being checked.
+ *
+ * Return: 0, or -EDQUOT if it would go over the limit (nothing counted).
+ */
+int sfu_mem_charge(size_t bytes)
+{
+	if (atomic_long_add_return(bytes, &sfu_bytes) >
+	    (long)READ_ONCE(sfu_max_total_bytes)) {
+		atomic_long_sub(bytes, &sfu_bytes);
+		sfu_stat_inc(SFU_STAT_REFUSED_GLOBAL);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/**
+ * sfu_mem_uncharge() - give back what sfu_mem_charge() counted
+ * @bytes: the same number
+ */
+void sfu_mem_uncharge(size_t bytes)
+{
+	atomic_long_sub(bytes, &sfu_bytes);
+}
+
 /* ---- regions */
 
 struct sfu_region *sfu_region_alloc(void)
@@ -121,6 +151,8 @@ static void sfu_blob_release(struct kref *ref)
 {
 	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
 
+	if (blob->data)
+		sfu_mem_uncharge(blob->len);
 	kvfree(blob->data);
 	kfree(blob);
 }
@@ -201,8 +233,10 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 		r->sec.mem = SFU_MEM_USER;
 	}
 	extra = sfu_section_bytes(&r->sec);
+	ret = sfu_mem_charge(extra);
+	if (ret)
+		return ret;
 	r->bytes += extra;
-	atomic_long_add(extra, &sfu_bytes);
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 extern unsigned int sfu_max_sections;
 extern unsigned long sfu_max_section_bytes;
 extern unsigned long sfu_max_mm_bytes;
+extern unsigned long sfu_max_total_bytes;
 extern bool sfu_validate_fres;
 
 /* ---- counters (registry.c), shown by introspect.c */
@@ -54,6 +55,7 @@ enum sfu_stat {
 	SFU_STAT_MM_EXITED,	/* registries dropped at exit_mmap() */
 	SFU_STAT_MM_RELEASED,	/* ... by the notifier's release instead */
 	SFU_STAT_NOT_REGULAR,	/* executable mappings of non-regular files */
+	SFU_STAT_REFUSED_GLOBAL,	/* over max_total_bytes */
 	SFU_STAT_NR,
 };
 
@@ -160,6 +162,8 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
 void sfu_mm_exit(struct mm_struct *mm);
+int sfu_mem_charge(size_t bytes);
+void sfu_mem_uncharge(size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);

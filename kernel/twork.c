@@ -43,6 +43,8 @@
 #define SFU_TW_REAP_BATCH	16
 /* How often unload reports tasks that have not returned to user space. */
 #define SFU_TW_DRAIN_REPORT	(10 * HZ)
+/* Tasks named per report. */
+#define SFU_TW_REPORT_TASKS	8
 
 static struct {
 	spinlock_t lock;	/* guards the lists and @stopping */
@@ -166,6 +168,30 @@ static void sfu_twork_kick(struct sfu_twork *tw)
 	tw->kicked = !task_work_add(tw->task, &tw->kick.head, TWA_SIGNAL);
 }
 
+/*
+ * Name the tasks unload waits for.  It cannot stop waiting: their items
+ * run the module's code, so the module must outlive them; a task in an
+ * uninterruptible sleep (a fault on a userfaultfd page, a hung NFS
+ * server) runs its item only when that sleep ends.
+ */
+static void sfu_twork_report(void)
+{
+	struct sfu_twork *tw;
+	unsigned int shown = 0;
+
+	spin_lock_irq(&sfu_tw.lock);
+	pr_info("unload waits for %lu task work item(s) to run\n",
+		sfu_tw.nr_live);
+	list_for_each_entry(tw, &sfu_tw.live, node) {
+		if (shown++ == SFU_TW_REPORT_TASKS)
+			break;
+		pr_info("  pid %d (%s), state %#x, blocks unload until it returns to user space\n",
+			task_pid_nr(tw->task), tw->task->comm,
+			READ_ONCE(tw->task->__state));
+	}
+	spin_unlock_irq(&sfu_tw.lock);
+}
+
 static bool sfu_twork_idle(void)
 {
 	bool idle;
@@ -181,7 +207,7 @@ static bool sfu_twork_idle(void)
  *
  * For module unload, after every path that queues items is gone.  Nudges
  * the tasks that have work pending (TWA_SIGNAL) and waits for them to run
- * it; reports them every few seconds while it waits (a task in an
+ * it; names them every few seconds while it waits (a task in an
  * uninterruptible sleep runs it only when that sleep ends).
  */
 void sfu_twork_drain(void)
@@ -197,8 +223,7 @@ void sfu_twork_drain(void)
 
 	while (!wait_event_timeout(sfu_tw.idle, sfu_twork_idle(),
 				   SFU_TW_DRAIN_REPORT))
-		pr_info("unload waits for %lu task(s) to return to user space\n",
-			READ_ONCE(sfu_tw.nr_live));
+		sfu_twork_report();
 
 	spin_lock_irq(&sfu_tw.lock);
 	list_splice_init(&sfu_tw.retired, &retired);

@@ -17,6 +17,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,6 +652,44 @@ static void test_limits(void)
 		param_write("max_sections", saved);
 }
 
+/*
+ * max_total_bytes bounds every registry together: with the limit just
+ * above what is in use, an ADD (whose copy and index need more) is
+ * refused with EDQUOT and counted; with the limit back, it succeeds.
+ */
+static void test_global_limit(void)
+{
+	unsigned long long used, refused0, refused1;
+	char saved[PARAM_LEN], val[PARAM_LEN];
+	struct sframe_unwind_region r;
+	s64 len = build_a(sec_a);
+	int ret;
+
+	region(&r, text_at(0, 0), text_at(1, 0), sec_a, len);
+	if (param_read("max_total_bytes", saved) ||
+	    sfu_stat("memory_bytes", &used) ||
+	    sfu_stat("refused_global_limit", &refused0)) {
+		ksft_test_result_fail("EDQUOT: no max_total_bytes parameter or counter\n");
+		return;
+	}
+	snprintf(val, sizeof(val), "%llu", used + SMALL_SECTION);
+	if (param_write("max_total_bytes", val)) {
+		ksft_test_result_fail("EDQUOT: max_total_bytes cannot be set\n");
+		return;
+	}
+	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
+	param_write("max_total_bytes", saved);
+	sfu_stat("refused_global_limit", &refused1);
+	ksft_test_result(ret == EDQUOT && refused1 == refused0 + 1,
+			 "ADD over max_total_bytes: %s (want EDQUOT), refused_global_limit %llu -> %llu\n",
+			 sfu_err_name(ret), refused0, refused1);
+	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
+	ksft_test_result(!ret, "the same ADD with the limit back: %s\n",
+			 sfu_err_name(ret));
+	if (!ret)
+		del(r.text_start, 0);
+}
+
 static void test_files(void)
 {
 	struct sframe_unwind_file f = { .size = sizeof(f) };
@@ -704,7 +743,11 @@ static void test_files(void)
 	close(list);
 }
 
-/* As nobody: ADD_FILE needs privileges, QUERY of init ptrace access. */
+/*
+ * As nobody: ADD_FILE needs privileges; QUERY of another process needs
+ * them too, init's and even one of the same user (a same-user rule would
+ * bypass Yama and the LSMs' ptrace checks).
+ */
 static void test_unprivileged(void)
 {
 	struct sframe_unwind_file f = { .size = sizeof(f) };
@@ -720,25 +763,42 @@ static void test_unprivileged(void)
 	fflush(stdout);
 	child = fork();
 	if (child == 0) {
-		int add, qry;
+		int add, qry, peer_qry;
+		pid_t peer;
 
 		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
 			_exit(CHILD_ERR);
 		add = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 		qry = ioc(SFRAME_UNWIND_IOC_QUERY, &q);
-		printf("# as uid %d: ADD_FILE %s, QUERY of pid 1 %s\n",
-		       (int)getuid(), sfu_err_name(add), sfu_err_name(qry));
-		_exit((add == EPERM ? 0 : 1) | (qry == EACCES ? 0 : 2));
+		peer = fork();
+		if (peer == 0) {
+			pause();
+			_exit(0);
+		}
+		q.pid = peer;
+		peer_qry = peer > 0 ? ioc(SFRAME_UNWIND_IOC_QUERY, &q) : -1;
+		if (peer > 0) {
+			kill(peer, SIGKILL);
+			waitpid(peer, NULL, 0);
+		}
+		printf("# as uid %d: ADD_FILE %s, QUERY of pid 1 %s, of its own child %s\n",
+		       (int)getuid(), sfu_err_name(add), sfu_err_name(qry),
+		       sfu_err_name(peer_qry));
+		_exit((add == EPERM ? 0 : 1) | (qry == EACCES ? 0 : 2) |
+		      (peer_qry == EACCES ? 0 : 4));
 	}
 	if (child < 0 || waitpid(child, &status, 0) != child ||
 	    !WIFEXITED(status) || WEXITSTATUS(status) == CHILD_ERR) {
 		ksft_test_result_fail("ADD_FILE as nobody: the child failed\n");
 		ksft_test_result_fail("QUERY of init as nobody: the child failed\n");
+		ksft_test_result_fail("QUERY of a same-user process as nobody: the child failed\n");
 	} else {
 		ksft_test_result(!(WEXITSTATUS(status) & 1),
 				 "ADD_FILE as nobody: EPERM\n");
 		ksft_test_result(!(WEXITSTATUS(status) & 2),
 				 "QUERY of init as nobody: EACCES\n");
+		ksft_test_result(!(WEXITSTATUS(status) & 4),
+				 "QUERY of a same-user process as nobody: EACCES\n");
 	}
 	close(exe);
 }
@@ -807,6 +867,7 @@ int main(void)
 	test_overlap();
 	test_bad_sections();
 	test_limits();
+	test_global_limit();
 	test_files();
 	test_unprivileged();
 	test_query();

@@ -142,9 +142,9 @@ struct sframe_unwind_entry {
  * struct sframe_unwind_query - list a process's registered sections
  * @size: sizeof(struct sframe_unwind_query)
  * @flags: must be zero
- * @pid: the process (0: the caller); the caller must be privileged
- *	(CAP_SYS_PTRACE or CAP_PERFMON) or have its user's credentials and
- *	the process be dumpable
+ * @pid: the process (0: the caller); for another process the caller
+ *	needs CAP_PERFMON, CAP_SYS_ADMIN or CAP_SYS_PTRACE in the user
+ *	namespace of that process's credentials
  * @count: in: room in @entries; out: number of registered sections,
  *	which may exceed the room (then only the first ones are copied)
  * @entries: user pointer to an array of struct sframe_unwind_entry,
