@@ -79,8 +79,15 @@ static void ctl_resume(struct ctl_seen *seen)
 		return;
 	ctl_seen_free(seen);
 	dev = ctl_open_dev();
-	if (dev < 0)
+	if (dev < 0) {
+		/*
+		 * A module's events appear before its init function runs
+		 * (and go after its exit): the device may not be there yet.
+		 * Off again, so that the next round tries again.
+		 */
+		ctl_event_set("0");
 		return;
+	}
 	printf("daemon: module present, event on; syncing\n");
 	fflush(stdout);
 	ctl_sync(dev, seen);
