@@ -290,6 +290,16 @@ static const struct file_operations sfu_status_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * The test hook makes any thread of the caller's process walk (TWA_SIGNAL
+ * work included) and request_at puts kprobes on any kernel function: root
+ * only, but not for a production module, so only with this set at load.
+ */
+static bool sfu_test_hooks;
+module_param_named(test_hooks, sfu_test_hooks, bool, 0444);
+MODULE_PARM_DESC(test_hooks,
+		 "Create the debugfs files unwind and request_at, for tests and diagnosis (default off)");
+
 /* debugfs is optional: failures leave the module without it, silently. */
 static void sfu_debugfs_init(void)
 {
@@ -302,6 +312,8 @@ static void sfu_debugfs_init(void)
 	debugfs_create_file("decode", 0600, dir, NULL, &sfu_decode_fops);
 	debugfs_create_file("status", 0400, dir, NULL, &sfu_status_fops);
 	sfu_introspect_init(dir);
+	if (!sfu_test_hooks)
+		return;
 	if (sfu_testhook_init(dir))
 		pr_warn("no deferred unwinding test hook\n");
 	sfu_trace_request_init(dir);

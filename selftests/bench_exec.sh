@@ -39,13 +39,13 @@ stats() {
 rmmod sframe_unwind 2> /dev/null
 i=0
 while [ "$i" -lt "$rounds" ]; do
-	insmod "$ko" || fail "insmod failed"
+	insmod "$ko" test_hooks=1 || fail "insmod failed"
 	measure on || fail "a measurement failed (module loaded)"
 	rmmod sframe_unwind || fail "rmmod failed"
 	measure off || fail "a measurement failed (module unloaded)"
 	i=$((i + 1))
 done
-insmod "$ko" || fail "insmod failed"
+insmod "$ko" test_hooks=1 || fail "insmod failed"
 
 echo "# $rounds alternating rounds; ns per operation (min / median)"
 printf '# %-14s %19s %19s %15s\n' what loaded unloaded "ratio min/med"

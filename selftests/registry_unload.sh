@@ -63,7 +63,7 @@ cycle() {
 	local i=0
 
 	while [ "$i" -lt "$1" ]; do
-		insmod "$ko" && sleep 0.5 && rmmod sframe_unwind || return 1
+		insmod "$ko" test_hooks=1 && sleep 0.5 && rmmod sframe_unwind || return 1
 		i=$((i + 1))
 	done
 }
@@ -98,7 +98,7 @@ check "without the module they map, unmap and fork" work
 check "insmod and rmmod twice more while the loops run" cycle 2
 check "the programs still run" all_alive
 
-check "insmod again" insmod "$ko"
+check "insmod again" insmod "$ko" test_hooks=1
 check "the debugfs directory is back" [ -r "$dbg/sections" ]
 check "the device is back" wait_until 50 [ -c /dev/sframe_unwind ]
 check "the programs that were running are registered again" all_registered

@@ -78,7 +78,7 @@ check "rmmod returns within $((rmmod_tenths / 10)) s" unload
 check "the module is gone" sh -c "! grep -q '^sframe_unwind ' /proc/modules"
 check "the sleeper is alive" kill -0 "$sleeper"
 check "and asleep again (state $(state "$sleeper"))" wait_until 50 asleep "$sleeper"
-check "insmod again" insmod "$ko"
+check "insmod again" insmod "$ko" test_hooks=1
 kill "$sleeper" 2> /dev/null
 wait "$sleeper" 2> /dev/null
 tap_exit

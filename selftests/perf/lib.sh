@@ -40,7 +40,7 @@ loaded() {
 }
 
 load() {
-	loaded || insmod "$ko"
+	loaded || insmod "$ko" test_hooks=1
 }
 
 # unload: rmmod, retried while something still holds the module.

@@ -593,7 +593,7 @@ static int uw_insmod(void)
 
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, "test_hooks=1", 0) ? -errno : 0;
 	close(fd);
 	return ret;
 }
