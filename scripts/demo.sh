@@ -25,6 +25,8 @@ mkdir -p "$work/extra"
 
 gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$work/extra/workload" \
 	scripts/demo/workload.c
+make -s scripts/sframectl
+cp scripts/sframectl "$work/extra/sframectl"
 readelf -lW "$work/extra/workload" | grep -q GNU_SFRAME ||
 	die "the workload has no PT_GNU_SFRAME"
 
@@ -69,6 +71,14 @@ awk '{ s[$1] = $2; p[$1] = $3; m[$1] = $4 }
 			pct(m["without"], p["without"]), pct(m["with"], p["with"])
 	}' "$work/summary"
 sed -n 's/^# *demo-stat /module: /p' "$work/guest.log"
+
+echo
+echo "== Debian's own python3 (no SFrame, no frame pointers), pure Python:"
+echo "   perf record -g with the module, before and after 'sframectl sync'"
+sed -n 's/^# *demo-sframectl /sframectl: /p' "$work/guest.log" | tail -1
+sed -n 's/^# *demo-python \(.*\)/\1/p' "$work/guest.log" > "$work/python"
+awk '{ printf "%-40s %10d samples, %5.1f%% up to main\n", $1, $2,
+	$2 ? 100 * $3 / $2 : 0 }' "$work/python"
 with=$(awk '$1 == "with" { print $3 ? int(100 * $4 / $3) : 0 }' "$work/summary")
 [ "$with" -ge 95 ] ||
 	die "only $with% of the workload's samples reach main with the module"

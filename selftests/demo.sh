@@ -10,9 +10,24 @@
 # (its innermost user frame is in the program), and how many of those
 # have a stack that reaches main:
 #   demo-summary <run> <samples> <in-program> <in-program-with-main>
+# Then Debian's own python3 (no SFrame, no frame pointers) with the module
+# loaded, before and after "sframectl sync" gave its files sidecars:
+#   demo-python <run> <python3-samples> <reaching-main>
+# (python3 is stripped: perf names main through __libc_start_call_main).
 set -e
 ko=/lib/test-modules/sframe_unwind.ko
 cp /extra/workload /host/tmp/workload
+cp /extra/sframectl /host/tmp/sframectl
+cat > /host/tmp/fib.py << 'EOF'
+import sys, time
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+end = time.time() + 3
+while time.time() < end:
+    fib(18)
+EOF
 
 fold() {
 	awk -v run="$1" '
@@ -58,3 +73,29 @@ grep -E '^perf_redirected ' /sys/kernel/debug/sframe_unwind/stats |
 record with
 grep -E '^(perf_walks|sample_faults) ' /sys/kernel/debug/sframe_unwind/stats |
 	sed 's/^/demo-stat /'
+
+# python RUN: perf record -g of Debian's python3; one demo-python line.
+python() {
+	chroot /host perf record -q -g -e cpu-clock -F 999 \
+		-o /tmp/perf.data /usr/bin/python3 /tmp/fib.py > /dev/null 2>&1
+	chroot /host perf script -i /tmp/perf.data -F comm,ip,sym,dso 2> /dev/null |
+	awk -v run="$1" '
+		/^[^ \t]/ { if (n) done(); n = 0; comm = $1; reach = 0; next }
+		/^[ \t]*$/ { if (n) done(); n = 0; next }
+		{ n++; if ($2 ~ /^(main|__libc_start_call_main)$/) reach = 1 }
+		function done() {
+			if (comm !~ /^python3/)
+				return
+			total++
+			good += reach
+		}
+		END { if (n) done(); print "demo-python", run, total + 0, good + 0 }'
+}
+
+python module-only
+chroot /host /usr/bin/python3 -c 'import time; time.sleep(30)' &
+sleeper=$!
+sleep 1
+chroot /host /tmp/sframectl sync | sed 's/^/demo-sframectl /'
+kill "$sleeper"
+python with-sframectl
