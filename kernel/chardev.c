@@ -28,6 +28,9 @@
 #define SFU_REGION_SIZE_VER0	sizeof(struct sframe_unwind_region)
 #define SFU_FILE_SIZE_VER0	sizeof(struct sframe_unwind_file)
 #define SFU_QUERY_SIZE_VER0	sizeof(struct sframe_unwind_query)
+#define SFU_FILE_FLAGS		(SFRAME_UNWIND_REPLACE | SFRAME_UNWIND_BY_BUILD_ID)
+/* Most sidecars one LIST_FILES copies (the kernel buffer is this big). */
+#define SFU_LIST_FILES_MAX	65536
 /* Room for the size field itself. */
 #define SFU_SIZE_MIN		sizeof(__u32)
 /* Largest argument accepted, whatever its version. */
@@ -161,11 +164,16 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	ret = sfu_get_arg(&a, sizeof(a), SFU_FILE_SIZE_VER0, uarg);
 	if (ret)
 		return ret;
-	if ((a.flags & ~SFRAME_UNWIND_REPLACE) || a.reserved ||
+	if ((a.flags & ~SFU_FILE_FLAGS) || a.reserved ||
 	    a.build_id_len > SFRAME_UNWIND_BUILD_ID_MAX)
 		return -EINVAL;
 	if (add && !sfu_user_range_ok(a.sframe_ptr, a.sframe_len))
 		return -EINVAL;
+	if (a.flags & SFRAME_UNWIND_BY_BUILD_ID) {
+		if (add || !a.build_id_len)
+			return -EINVAL;
+		return sfu_sidecar_del_build_id(a.build_id, a.build_id_len);
+	}
 	file = fget(a.fd);
 	if (!file)
 		return -EBADF;
@@ -177,6 +185,37 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	else
 		ret = sfu_sidecar_del(file);
 	fput(file);
+	return ret;
+}
+
+/* LIST_FILES: the sidecars, copied through a kernel buffer. */
+static long sfu_ioc_list_files(void __user *uarg)
+{
+	struct sframe_unwind_sidecar *buf = NULL;
+	struct sframe_unwind_query q;
+	u32 room, n;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+		return -EPERM;
+	ret = sfu_get_arg(&q, sizeof(q), SFU_QUERY_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (q.flags || q.pid)
+		return -EINVAL;
+	room = min_t(u32, q.count, SFU_LIST_FILES_MAX);
+	if (room) {
+		buf = kvcalloc(room, sizeof(*buf), GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	n = sfu_sidecar_list(buf, room);
+	if (copy_to_user(u64_to_user_ptr(q.entries), buf,
+			 (size_t)min(n, room) * sizeof(*buf)))
+		ret = -EFAULT;
+	kvfree(buf);
+	if (!ret && put_user(n, &((struct sframe_unwind_query __user *)uarg)->count))
+		ret = -EFAULT;
 	return ret;
 }
 
@@ -304,6 +343,8 @@ static long sfu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return sfu_ioc_file(uarg, false);
 	case _IOC_NR(SFRAME_UNWIND_IOC_QUERY):
 		return sfu_ioc_query(uarg);
+	case _IOC_NR(SFRAME_UNWIND_IOC_LIST_FILES):
+		return sfu_ioc_list_files(uarg);
 	}
 	return -ENOTTY;
 }

@@ -713,6 +713,70 @@ int sfu_sidecar_del(struct file *file)
 	return 0;
 }
 
+/**
+ * sfu_sidecar_del_build_id() - forget every sidecar of files with a build-id
+ * @id: the build-id
+ * @len: its length, 1 to SFRAME_UNWIND_BUILD_ID_MAX
+ *
+ * For files that were deleted or renamed over, which no descriptor names.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int sfu_sidecar_del_build_id(const u8 *id, u32 len)
+{
+	struct hlist_node *tmp;
+	struct sfu_blob *blob;
+	HLIST_HEAD(gone);
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
+		if (blob->build_id_len != len || memcmp(blob->build_id, id, len))
+			continue;
+		hash_del(&blob->node);
+		hlist_add_head(&blob->node, &gone);
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+	if (hlist_empty(&gone))
+		return -ENOENT;
+	hlist_for_each_entry_safe(blob, tmp, &gone, node) {
+		hlist_del(&blob->node);
+		sfu_blob_put(blob);
+	}
+	return 0;
+}
+
+/**
+ * sfu_sidecar_list() - describe the sidecars
+ * @out: room for @room entries (or NULL with @room 0)
+ * @room: entries @out holds
+ *
+ * Return: how many sidecars there are; the first min(that, @room) are in
+ * @out.
+ */
+u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room)
+{
+	struct sfu_blob *blob;
+	u32 n = 0;
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each(sfu_sidecars, bkt, blob, node) {
+		if (n < room) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].dev = new_encode_dev(blob->dev);
+			out[n].ino = blob->ino;
+			out[n].sframe_len = blob->len;
+			out[n].build_id_len = blob->build_id_len;
+			memcpy(out[n].build_id, blob->build_id,
+			       blob->build_id_len);
+		}
+		n++;
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+	return n;
+}
+
 void sfu_sidecar_exit(void)
 {
 	struct hlist_node *tmp;

@@ -188,6 +188,8 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes);
 int sfu_sidecar_del(struct file *file);
+int sfu_sidecar_del_build_id(const u8 *id, u32 len);
+u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
 void sfu_sidecar_exit(void);
 void sfu_refuse(const char *who, const char *why, u64 off, int err);
 

@@ -6,6 +6,7 @@
  *                                      .eh_frame and register it for the
  *                                      file's mappings, present and future
  *   sframectl del FILE...              drop those registrations
+ *   sframectl del --build-id HEX       ... of a file no path names now
  *   sframectl sync                     add every file that a running
  *                                      process maps executable and that
  *                                      has no SFrame of its own
@@ -14,6 +15,7 @@
  *                                      (sframectl-daemon.c)
  *   sframectl list [-p PID]            what is registered for a process
  *                                      (default: sframectl itself)
+ *   sframectl list --sidecars [--json] every sidecar the module keeps
  *
  * Registration needs CAP_SYS_ADMIN or CAP_PERFMON, so sframectl runs as
  * root, and it reads files that any user can create and run.  Each file
@@ -61,10 +63,11 @@ const char *ctl_prog = "sframectl";
 static void ctl_usage(void)
 {
 	fputs("Usage: sframectl add [--replace] FILE...\n"
-	      "       sframectl del FILE...\n"
+	      "       sframectl del FILE... | --build-id HEX\n"
 	      "       sframectl sync\n"
 	      "       sframectl daemon\n"
-	      "       sframectl list [-p PID]\n", stderr);
+	      "       sframectl list [-p PID] | --sidecars [--json]\n",
+	      stderr);
 	exit(CTL_EXIT_USAGE);
 }
 
@@ -319,12 +322,55 @@ static int ctl_add(int dev, int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* Parse a build-id given in hex into @a; false if it is not one. */
+static bool ctl_parse_build_id(const char *hex, struct sframe_unwind_file *a)
+{
+	size_t n = strlen(hex) / 2, i;
+	unsigned int byte;
+
+	if (!n || strlen(hex) % 2 || n > SFRAME_UNWIND_BUILD_ID_MAX)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return false;
+		a->build_id[i] = byte;
+	}
+	a->build_id_len = n;
+	return true;
+}
+
+/* del --build-id HEX: the sidecar of a file no path names any more. */
+static int ctl_del_build_id(int dev, const char *hex)
+{
+	struct sframe_unwind_file a = {
+		.size = sizeof(a),
+		.flags = SFRAME_UNWIND_BY_BUILD_ID,
+		.fd = -1,
+	};
+
+	if (!ctl_parse_build_id(hex, &a)) {
+		fprintf(stderr, "%s: %s: not a build-id (hex, at most %d bytes)\n",
+			ctl_prog, hex, SFRAME_UNWIND_BUILD_ID_MAX);
+		return 1;
+	}
+	if (ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, &a)) {
+		fprintf(stderr, "%s: build-id %s: %s\n", ctl_prog, hex,
+			ctl_why(errno));
+		return 1;
+	}
+	printf("build-id %s: dropped\n", hex);
+	return 0;
+}
+
 static int ctl_del(int dev, int argc, char **argv)
 {
 	int i, fd, ret, bad = 0;
 
 	if (argc < 2)
 		ctl_usage();
+	if (!strcmp(argv[1], "--build-id"))
+		return argc == 3 ? ctl_del_build_id(dev, argv[2]) :
+				   (ctl_usage(), 1);
 	for (i = 1; i < argc; i++) {
 		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 		ret = fd < 0 ? -errno :
@@ -378,19 +424,82 @@ static void ctl_path_at(pid_t pid, unsigned long addr, char *out, size_t len)
 	fclose(f);
 }
 
+static void ctl_hex(const u8 *p, u32 n, char *out)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = '\0';
+}
+
+/* list --sidecars [--json]: every sidecar the module keeps. */
+static int ctl_list_sidecars(int dev, bool json)
+{
+	struct sframe_unwind_query q = { .size = sizeof(q) };
+	char id[2 * SFRAME_UNWIND_BUILD_ID_MAX + 1];
+	struct sframe_unwind_sidecar *e;
+	unsigned int i;
+
+	e = calloc(CTL_QUERY_MAX, sizeof(*e));
+	if (!e)
+		return 1;
+	q.count = CTL_QUERY_MAX;
+	q.entries = (uintptr_t)e;
+	if (ioctl(dev, SFRAME_UNWIND_IOC_LIST_FILES, &q)) {
+		fprintf(stderr, "%s: sidecars: %s\n", ctl_prog, ctl_why(errno));
+		free(e);
+		return 1;
+	}
+	if (json)
+		printf("[");
+	for (i = 0; i < q.count && i < CTL_QUERY_MAX; i++) {
+		ctl_hex(e[i].build_id, e[i].build_id_len, id);
+		if (json)
+			printf("%s\n  {\"dev\": %llu, \"ino\": %llu, \"bytes\": %llu, \"build_id\": \"%s\"}",
+			       i ? "," : "", (unsigned long long)e[i].dev,
+			       (unsigned long long)e[i].ino,
+			       (unsigned long long)e[i].sframe_len, id);
+		else
+			printf("dev %llu ino %llu %8llu bytes build-id %s\n",
+			       (unsigned long long)e[i].dev,
+			       (unsigned long long)e[i].ino,
+			       (unsigned long long)e[i].sframe_len,
+			       *id ? id : "-");
+	}
+	if (json)
+		printf("\n]\n");
+	free(e);
+	return 0;
+}
+
 static int ctl_list(int dev, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "sidecars", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct sframe_unwind_entry *e;
 	struct sframe_unwind_query q = { .size = sizeof(q) };
 	char path[CTL_PATH_MAX];
+	bool sidecars = false, json = false;
 	unsigned int i;
 	int c;
 
-	while ((c = getopt(argc, argv, "p:")) != -1) {
-		if (c != 'p')
+	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
+		if (c == 's')
+			sidecars = true;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'p')
+			q.pid = atoi(optarg);
+		else
 			ctl_usage();
-		q.pid = atoi(optarg);
 	}
+	if (sidecars)
+		return optind == argc ? ctl_list_sidecars(dev, json) :
+					(ctl_usage(), 1);
 	if (optind != argc)
 		ctl_usage();
 	e = calloc(CTL_QUERY_MAX, sizeof(*e));

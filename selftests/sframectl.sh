@@ -15,6 +15,8 @@
 #                 list -p shows python3 and libc as sidecars)
 #   after         the same perf record: at least 95% of the samples reach
 #                 main
+#   listing       list --sidecars --json names libc's build-id; del
+#                 --build-id drops it
 #   errors        without privileges, and without the module, sframectl
 #                 says what to do
 #   daemon        sframectl daemon follows new mappings: a python3 run it
@@ -102,6 +104,16 @@ eval_stopped() {
 	[ "$1" -eq 0 ] && [ ! -d /host/sys/kernel/tracing/instances/sframectl ]
 }
 
+listed_json() {
+	[ -n "$1" ] && in_host "$ctl" list --sidecars --json > "$out.json" &&
+		grep -q "\"build_id\": \"$1\"" "$out.json"
+}
+
+not_listed() {
+	in_host "$ctl" list --sidecars > "$out.sidecars" &&
+		! grep -q "build-id $1\$" "$out.sidecars"
+}
+
 synced() {
 	in_host "$ctl" sync > "$out.sync" 2>&1
 }
@@ -171,6 +183,16 @@ check "after sframectl sync: at least 95% of python3's samples reach main" \
 	at_least "$good" "$total" 95
 
 check "sframectl sync again: every file already registered" resync_finds_all
+
+# The sidecar listing, and dropping one by build-id (as for a file that
+# was deleted or renamed over, which no path names).
+libc_id=$(in_host readelf -nW /usr/lib/x86_64-linux-gnu/libc.so.6 |
+	sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+echo "# libc build-id: $libc_id"
+check "list --sidecars --json names libc's build-id" \
+	listed_json "$libc_id"
+check "del --build-id drops it" in_host "$ctl" del --build-id "$libc_id"
+check "... and it is no longer listed" not_listed "$libc_id"
 check "as nobody: add is refused with a hint to run as root" refused_as_nobody
 
 # Leave no sidecar behind: drop what sync added.

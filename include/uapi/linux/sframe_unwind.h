@@ -13,6 +13,7 @@
  *                               (CAP_SYS_ADMIN or CAP_PERFMON)
  *   SFRAME_UNWIND_IOC_DEL_FILE  drop such a registration
  *   SFRAME_UNWIND_IOC_QUERY     list what is registered for a process
+ *   SFRAME_UNWIND_IOC_LIST_FILES  list the sidecars (privileged)
  *
  * Commands are matched by type and number only: every argument struct
  * starts with its own size, which says which version of it the caller
@@ -35,8 +36,10 @@
 #define SFRAME_UNWIND_SRC_SIDECAR	2	/* SFRAME_UNWIND_IOC_ADD_FILE */
 #define SFRAME_UNWIND_SRC_JIT		3	/* SFRAME_UNWIND_IOC_ADD */
 
-/* sframe_unwind_region.flags */
+/* sframe_unwind_region.flags, sframe_unwind_file.flags */
 #define SFRAME_UNWIND_REPLACE		(1U << 0)	/* grow or shrink */
+/* sframe_unwind_file.flags, DEL_FILE only: by build-id, not by fd */
+#define SFRAME_UNWIND_BY_BUILD_ID	(1U << 1)
 
 /**
  * struct sframe_unwind_region - a section for a text range of the caller
@@ -91,6 +94,9 @@ struct sframe_unwind_region {
  *
  * SFRAME_UNWIND_IOC_DEL_FILE takes the same struct: @fd names the file,
  * @flags, @reserved and @build_id_len must be valid as for ADD_FILE.
+ * With SFRAME_UNWIND_BY_BUILD_ID, @fd is ignored and every sidecar whose
+ * file had @build_id (@build_id_len > 0) is dropped: the way to drop the
+ * sidecar of a file that was deleted or renamed over.
  * A registration applies to the file's mappings in every process, those
  * made after it and those that exist when it is made (ADD_FILE returns
  * once they are registered), while the file has no PT_GNU_SFRAME of its
@@ -158,6 +164,27 @@ struct sframe_unwind_query {
 	__u64 entries;
 };
 
+/**
+ * struct sframe_unwind_sidecar - one sidecar, as LIST_FILES reports it
+ * @dev: device of the file (new_encode_dev())
+ * @ino: its inode number
+ * @sframe_len: bytes of the section the module keeps for it
+ * @build_id_len: 0 (the file had none), or the length of @build_id
+ * @build_id: the file's build-id at registration
+ * @reserved: zero
+ * SFRAME_UNWIND_IOC_LIST_FILES takes struct sframe_unwind_query: @pid and
+ * @flags must be 0, @entries points to an array of these, @count as for
+ * QUERY.  CAP_SYS_ADMIN or CAP_PERFMON.
+ */
+struct sframe_unwind_sidecar {
+	__u64 dev;
+	__u64 ino;
+	__u64 sframe_len;
+	__u32 build_id_len;
+	__u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	__u32 reserved[2];
+};
+
 #define SFRAME_UNWIND_IOC_MAGIC		0xb6
 
 #define SFRAME_UNWIND_IOC_ADD		_IOW(SFRAME_UNWIND_IOC_MAGIC, 1, \
@@ -169,6 +196,8 @@ struct sframe_unwind_query {
 #define SFRAME_UNWIND_IOC_DEL_FILE	_IOW(SFRAME_UNWIND_IOC_MAGIC, 4, \
 					     struct sframe_unwind_file)
 #define SFRAME_UNWIND_IOC_QUERY		_IOWR(SFRAME_UNWIND_IOC_MAGIC, 5, \
+					      struct sframe_unwind_query)
+#define SFRAME_UNWIND_IOC_LIST_FILES	_IOWR(SFRAME_UNWIND_IOC_MAGIC, 6, \
 					      struct sframe_unwind_query)
 
 #endif /* _UAPI_LINUX_SFRAME_UNWIND_H */
