@@ -56,6 +56,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include <sframe/version.h>
 #include <sframe/decode.h>
 
 #include "compat.h"
@@ -399,4 +400,4 @@ module_exit(sfu_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("User stack unwinding with SFrame");
 MODULE_AUTHOR("sframe-unwind developers");
-MODULE_VERSION("0.1");
+MODULE_VERSION(SFU_VERSION);

@@ -47,6 +47,7 @@ stage() {
 
 stage setup scripts/setup-host.sh all
 stage build make -s all
+stage tools-cli scripts/tests/tools-cli.sh
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
 stage gen-oracle make -s check-gen

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../include/sframe/decode.h"
+#include "../include/sframe/version.h"
 #include "elf-sframe.h"
 
 #define SFU_DUMP_MAX_PCS	64
@@ -414,11 +415,17 @@ static int dump_section(struct sfu_dump *d, const struct sfu_blob *blob)
 	return ret ? 1 : 0;
 }
 
+static void print_usage(FILE *f)
+{
+	fputs("Usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n", f);
+	fputs("                   [--all-pcs|--expand|--validate] [--vaddr ADDR] FILE\n",
+	      f);
+	fputs("       sframe-dump --help | --version\n", f);
+}
+
 static void print_usage_and_exit(void)
 {
-	fputs("Usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n", stderr);
-	fputs("                   [--all-pcs|--expand|--validate] [--vaddr ADDR] FILE\n",
-	      stderr);
+	print_usage(stderr);
 	exit(2);
 }
 
@@ -446,6 +453,8 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 		{ "expand", no_argument, NULL, 'e' },
 		{ "validate", no_argument, NULL, 'v' },
 		{ "vaddr", required_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -476,6 +485,12 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 			*vaddr = parse_addr(optarg);
 			*have_vaddr = true;
 			break;
+		case 'h':
+			print_usage(stdout);
+			exit(0);
+		case 'R':
+			printf("sframe-dump (sframe-unwind) %s\n", SFU_VERSION);
+			exit(0);
 		default:
 			print_usage_and_exit();
 		}

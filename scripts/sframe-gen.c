@@ -28,24 +28,32 @@
 #include <stdlib.h>
 
 #include "../include/sframe/format.h"
+#include "../include/sframe/version.h"
 #include "gen.h"
 
 #define GEN_EXIT_USAGE		2
 
-static void gen_usage(void)
+static void gen_print_usage(FILE *f)
 {
 	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] [--no-compact]\n"
-	      "                  [-o OUT] [--embed COPY] ELF\n", stderr);
+	      "                  [-o OUT] [--embed COPY] ELF\n", f);
 	fputs("       sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF\n",
-	      stderr);
-	fputs("       sframe-gen --dump-rows ELF\n", stderr);
+	      f);
+	fputs("       sframe-gen --dump-rows ELF\n", f);
+	fputs("       sframe-gen --help | --version\n", f);
+}
+
+static void gen_usage(void)
+{
+	gen_print_usage(stderr);
 	exit(GEN_EXIT_USAGE);
 }
 
 static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "version", required_argument, NULL, 'V' },
+		{ "version", optional_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
 		{ "vaddr", required_argument, NULL, 'a' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -62,7 +70,15 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 	o->version = SFRAME_VERSION_3;
 	while ((c = getopt_long(argc, argv, "o:v", opts, NULL)) != -1) {
 		switch (c) {
+		case 'h':
+			gen_print_usage(stdout);
+			exit(0);
 		case 'V':
+			if (!optarg) {
+				printf("sframe-gen (sframe-unwind) %s\n",
+				       SFU_VERSION);
+				exit(0);
+			}
 			o->version = (u8)strtoul(optarg, &end, 0);
 			if (*end || (o->version != SFRAME_VERSION_2 &&
 				     o->version != SFRAME_VERSION_3))

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "../include/sframe/format.h"
+#include "../include/sframe/version.h"
 #include "gen.h"
 #include "sframectl.h"
 
@@ -60,14 +61,19 @@
 
 const char *ctl_prog = "sframectl";
 
-static void ctl_usage(void)
+static void ctl_print_usage(FILE *f)
 {
 	fputs("Usage: sframectl add [--replace] FILE...\n"
 	      "       sframectl del FILE... | --build-id HEX\n"
 	      "       sframectl sync\n"
 	      "       sframectl daemon\n"
-	      "       sframectl list [-p PID] | --sidecars [--json]\n",
-	      stderr);
+	      "       sframectl list [-p PID] | --sidecars [--json]\n"
+	      "       sframectl --help | --version\n", f);
+}
+
+static void ctl_usage(void)
+{
+	ctl_print_usage(stderr);
 	exit(CTL_EXIT_USAGE);
 }
 
@@ -534,6 +540,14 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		ctl_usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "--help")) {
+		ctl_print_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("sframectl (sframe-unwind) %s\n", SFU_VERSION);
+		return 0;
+	}
 	if (!strcmp(cmd, "daemon"))
 		return argc == 2 ? ctl_daemon() : (ctl_usage(), 1);
 	if (strcmp(cmd, "add") && strcmp(cmd, "del") && strcmp(cmd, "sync") &&
