@@ -74,11 +74,13 @@ TRACE_EVENT(sframe_unwind_nosframe,
 
 	TP_ARGS(pid, start, end, dev, ino),
 
+	/* Major and minor apart: user-space parsers know no MAJOR(). */
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, start)
 		__field(unsigned long, end)
-		__field(dev_t, dev)
+		__field(u32, major)
+		__field(u32, minor)
 		__field(u64, ino)
 	),
 
@@ -86,13 +88,14 @@ TRACE_EVENT(sframe_unwind_nosframe,
 		__entry->pid = pid;
 		__entry->start = start;
 		__entry->end = end;
-		__entry->dev = dev;
+		__entry->major = MAJOR(dev);
+		__entry->minor = MINOR(dev);
 		__entry->ino = ino;
 	),
 
 	TP_printk("pid=%d start=0x%lx end=0x%lx dev=%u:%u ino=%llu",
 		  __entry->pid, __entry->start, __entry->end,
-		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->ino)
+		  __entry->major, __entry->minor, __entry->ino)
 );
 
 #endif /* _SFU_TRACE_H */
