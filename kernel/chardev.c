@@ -153,13 +153,19 @@ static long sfu_ioc_del(const void __user *uarg)
 	return smm ? sfu_mm_remove_jit(smm, a.text_start) : -ENOENT;
 }
 
+/* Sidecars apply to every process: CAP_SYS_ADMIN or CAP_PERFMON. */
+static bool sfu_may_manage_files(void)
+{
+	return capable(CAP_SYS_ADMIN) || perfmon_capable();
+}
+
 static long sfu_ioc_file(const void __user *uarg, bool add)
 {
 	struct sframe_unwind_file a;
 	struct file *file;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+	if (!sfu_may_manage_files())
 		return -EPERM;
 	ret = sfu_get_arg(&a, sizeof(a), SFU_FILE_SIZE_VER0, uarg);
 	if (ret)
@@ -196,7 +202,7 @@ static long sfu_ioc_list_files(void __user *uarg)
 	u32 room, n;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
+	if (!sfu_may_manage_files())
 		return -EPERM;
 	ret = sfu_get_arg(&q, sizeof(q), SFU_QUERY_SIZE_VER0, uarg);
 	if (ret)

@@ -26,8 +26,8 @@
 /* FDEs read per sfu_read() call while building the index. */
 #define SFU_SCAN_BYTES	480
 
-static const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec,
-					  u32 id)
+/* The element that holds the FDE with section-wide id @id. */
+const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id)
 {
 	u32 lo = 0, hi = sec->nr_elems;
 

@@ -24,6 +24,7 @@
 struct sfu_row_cand {
 	u64 fres_off;
 	u32 id;		/* section-wide FDE id */
+	u32 num_fres;
 };
 
 static int sfu_row_cand_cmp(const void *a, const void *b)
@@ -62,6 +63,7 @@ static int sfu_rows_collect(struct sfu_section *sec,
 			if (cands) {
 				cands[n].fres_off = fde.fres_off;
 				cands[n].id = e->first_id + j;
+				cands[n].num_fres = fde.num_fres;
 			}
 			n++;
 		}
@@ -71,31 +73,18 @@ static int sfu_rows_collect(struct sfu_section *sec,
 	return 0;
 }
 
-static const struct sfu_elem *sfu_rows_elem(const struct sfu_section *sec,
-					    u32 id)
-{
-	u32 i;
-
-	for (i = sec->nr_elems - 1; i > 0; i--)
-		if (sec->elems[i].first_id <= id)
-			break;
-	return &sec->elems[i];
-}
-
 /*
  * Keep one candidate per distinct row sequence, in @cands' first slots.
  * Distinct sequences past the rows the headers count are left out (the
  * validator refuses them): that bounds sfu_rows_mark()'s work by the
  * section size.
  */
-static int sfu_rows_dedup(struct sfu_section *sec, struct sfu_row_cand *cands,
-			  u32 nr, u32 *nr_runs, u64 *nr_marks)
+static void sfu_rows_dedup(const struct sfu_section *sec,
+			   struct sfu_row_cand *cands, u32 nr, u32 *nr_runs,
+			   u64 *nr_marks)
 {
-	const struct sfu_elem *e;
-	struct sfu_fde fde;
 	u64 rows = 0, cap = 0;
 	u32 i, n = 0;
-	int ret;
 
 	for (i = 0; i < sec->nr_elems; i++)
 		cap += sec->elems[i].num_fres;
@@ -103,19 +92,13 @@ static int sfu_rows_dedup(struct sfu_section *sec, struct sfu_row_cand *cands,
 	for (i = 0; i < nr; i++) {
 		if (n && cands[n - 1].fres_off == cands[i].fres_off)
 			continue;
-		e = sfu_rows_elem(sec, cands[i].id);
-		ret = sfu_read_fde(sec, e, cands[i].id - e->first_id, &fde,
-				   SFU_MEM_USER);
-		if (ret)
-			return ret;
-		rows += fde.num_fres;
+		rows += cands[i].num_fres;
 		if (rows > cap)
 			break;
-		*nr_marks += (fde.num_fres - 1) / SFU_ROW_STRIDE;
+		*nr_marks += (cands[i].num_fres - 1) / SFU_ROW_STRIDE;
 		cands[n++] = cands[i];
 	}
 	*nr_runs = n;
-	return 0;
 }
 
 /*
@@ -125,7 +108,7 @@ static int sfu_rows_dedup(struct sfu_section *sec, struct sfu_row_cand *cands,
 static int sfu_rows_mark(struct sfu_section *sec, struct sfu_row_run *run,
 			 const struct sfu_row_cand *cand, u32 first)
 {
-	const struct sfu_elem *e = sfu_rows_elem(sec, cand->id);
+	const struct sfu_elem *e = sfu_elem_of(sec, cand->id);
 	u32 id = cand->id;
 	struct sfu_row_mark *m = &sec->marks[first];
 	struct sfu_fre_iter it;
@@ -141,6 +124,9 @@ static int sfu_rows_mark(struct sfu_section *sec, struct sfu_row_run *run,
 	ret = sfu_read_fde(sec, e, id - e->first_id, &fde, SFU_MEM_USER);
 	if (ret)
 		return ret == -EBADMSG ? 0 : ret;
+	/* Never more marks than counted for it, whatever a re-read says. */
+	if (fde.num_fres > cand->num_fres)
+		fde.num_fres = cand->num_fres;
 	sfu_fre_iter_init(&fde, &it);
 	for (row = 0; row < fde.num_fres; row++) {
 		at = it.off;
@@ -198,9 +184,7 @@ int sfu_rows_build(struct sfu_section *sec)
 	if (ret)
 		goto free_cands;
 	sfu_sort(cands, nr, sizeof(*cands), sfu_row_cand_cmp);
-	ret = sfu_rows_dedup(sec, cands, nr, &nr_runs, &nr_marks);
-	if (ret)
-		goto free_cands;
+	sfu_rows_dedup(sec, cands, nr, &nr_runs, &nr_marks);
 	ret = -ENOMEM;
 	sec->runs = sfu_alloc_array(nr_runs, sizeof(*sec->runs));
 	sec->marks = sfu_alloc_array(nr_marks, sizeof(*sec->marks));
