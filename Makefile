@@ -14,6 +14,13 @@
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
+#   make man             manual pages of the tools (build/man, rst2man)
+#   make install         tools, manual pages, systemd unit (DESTDIR, prefix)
+#   make dkms-install    module source to /usr/src, built and installed by DKMS
+#                        for the running kernel (or DKMS_KERNELS="rel...")
+#   make dkms-remove     the reverse
+#   make deb             Debian packages sframe-unwind-{dkms,tools} (build/deb)
+#   make check-deb       build them, lintian, DKMS in a Debian chroot, guest
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 CC		?= cc
@@ -21,6 +28,16 @@ HOSTCFLAGS	:= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
 		   -Wstrict-prototypes -Wmissing-prototypes -std=gnu11
 O		:= build
 FUZZ_SECONDS	?= 60
+VERSION		:= $(shell sed -n 's/^\#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
+		     include/sframe/version.h)
+
+prefix		?= /usr/local
+bindir		?= $(prefix)/bin
+sbindir		?= $(prefix)/sbin
+mandir		?= $(prefix)/share/man
+unitdir		?= $(prefix)/lib/systemd/system
+DKMS_SRC	:= /usr/src/sframe-unwind-$(VERSION)
+MAN_PAGES	:= $(O)/man/sframectl.8 $(O)/man/sframe-gen.1 $(O)/man/sframe-dump.1
 
 DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
 		   kernel/sframe_lookup.c kernel/sframe_rows.c \
@@ -41,7 +58,8 @@ CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
-	fuzz-smoke bench bench-host style help selftests demo kunit sizes
+	fuzz-smoke bench bench-host style help selftests demo kunit sizes \
+	man install dkms-src dkms-install dkms-remove deb check-deb
 
 all: $(HOST_TOOLS)
 
@@ -53,17 +71,19 @@ $(O):
 
 scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
 		     scripts/elf-sframe.h $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ scripts/sframe-dump.c scripts/elf-sframe.c \
-		$(DECODER_SRCS)
+	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		scripts/sframe-dump.c scripts/elf-sframe.c $(DECODER_SRCS)
 
 scripts/sframe-gen: $(GEN_SRCS) $(GEN_HDRS) \
 		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
+	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 		   include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
+	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
@@ -143,6 +163,51 @@ bench-host: $(O)/bench-lookup
 
 style:
 	scripts/checkpatch.sh
+
+$(O)/man/%.8: Documentation/man/%.rst
+	@mkdir -p $(dir $@)
+	rst2man --strict $< $@
+
+$(O)/man/%.1: Documentation/man/%.rst
+	@mkdir -p $(dir $@)
+	rst2man --strict $< $@
+
+man: $(MAN_PAGES)
+
+install: all man
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(sbindir) \
+		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man8 \
+		$(DESTDIR)$(unitdir)
+	install -m 755 scripts/sframe-gen scripts/sframe-dump $(DESTDIR)$(bindir)
+	install -m 755 scripts/sframectl $(DESTDIR)$(sbindir)
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man1
+	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man8
+	sed 's|/usr/local/sbin/sframectl|$(sbindir)/sframectl|' \
+		scripts/systemd/sframectl.service > $(DESTDIR)$(unitdir)/sframectl.service
+	chmod 644 $(DESTDIR)$(unitdir)/sframectl.service
+
+# The module's source as DKMS wants it: Kbuild, kernel/, include/, dkms.conf.
+dkms-src:
+	install -d $(DESTDIR)$(DKMS_SRC)
+	cp Kbuild $(DESTDIR)$(DKMS_SRC)/
+	find kernel include -type f -name '*.[ch]' \
+		-exec install -D -m 644 {} $(DESTDIR)$(DKMS_SRC)/{} \;
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
+
+# DKMS_KERNELS: kernel releases to build for (default: the running one).
+dkms-install: dkms-src
+	dkms add -m sframe-unwind -v $(VERSION)
+	dkms install -m sframe-unwind -v $(VERSION) $(addprefix -k ,$(DKMS_KERNELS))
+
+dkms-remove:
+	dkms remove -m sframe-unwind -v $(VERSION) --all
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+deb:
+	scripts/deb.sh build
+
+check-deb:
+	scripts/deb.sh check
 
 clean:
 	rm -rf $(O) $(HOST_TOOLS)

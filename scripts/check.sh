@@ -4,7 +4,9 @@
 # check.sh - the project's test tiers
 #
 #   scripts/check.sh          make check: host tests, the x86-64 6.12 guest,
-#                             the harness's own tests, KUnit on x86-64
+#                             the harness's own tests, the Debian packages
+#                             (DKMS in a chroot, the 6.12 guest), KUnit on
+#                             x86-64
 #   scripts/check.sh --all    make check-all: also x86-64 6.1, arm64 6.12,
 #                             s390x 6.1 and KUnit on arm64 and s390
 #
@@ -57,6 +59,7 @@ stage style scripts/checkpatch.sh
 stage systemd-unit scripts/tests/verify-unit.sh
 stage qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12
 stage harness scripts/qemu/harness-test.sh
+stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
 if [ -n "$all" ]; then
 	stage qemu-x86_64-6.1 scripts/qemu/run.sh x86_64 6.1

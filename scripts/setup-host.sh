@@ -24,8 +24,11 @@ cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static
 	   linux-perf trace-cmd gcc-12-multilib"
 
+# make man, make deb and its test (scripts/deb.sh).
+deb_pkgs="python3-docutils debhelper dh-dkms fakeroot lintian debootstrap"
+
 pkgs=$basic_pkgs
-[ "$level" = all ] && pkgs="$pkgs $cross_pkgs $qemu_pkgs"
+[ "$level" = all ] && pkgs="$pkgs $cross_pkgs $qemu_pkgs $deb_pkgs"
 
 missing=""
 for p in $pkgs; do

@@ -12,6 +12,9 @@
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
 #   --extra DIR       copy DIR's contents to /extra in the guest
 #   --no-hostfs       do not share the host's root file system (x86-64)
+#   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
+#                     instead of building the tree's; its vermagic must
+#                     name the guest's kernel
 #
 # The module and the test programs are built for ARCH against the kernel's
 # own headers, packed with a static busybox into an initramfs, and run by
@@ -50,6 +53,7 @@ timeout_s=1200
 hang=""
 out=$root/build/qemu/$arch-$kver
 extra=""
+module=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=$2; shift 2 ;;
@@ -58,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--extra) extra=$2; shift 2 ;;
 	--no-hostfs) hostfs=""; shift ;;
+	--module) module=$(realpath "$2"); shift 2 ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -106,9 +111,16 @@ build_module() {
 		die "module build has warnings"
 	fi
 }
-mkdir -p "$out/mod/src"
-cp -r "$root/Kbuild" "$root/kernel" "$root/include" "$out/mod/src/"
-build_module "$out/mod/src" "$out/mod"
+if [ -n "$module" ]; then
+	[ "$(modinfo -F vermagic "$module" | cut -d' ' -f1)" = "$rel" ] ||
+		die "$module was not built for $rel"
+	cp "$module" "$out/mod/sframe_unwind.ko"
+	echo "# $prog: module $module"
+else
+	mkdir -p "$out/mod/src"
+	cp -r "$root/Kbuild" "$root/kernel" "$root/include" "$out/mod/src/"
+	build_module "$out/mod/src" "$out/mod"
+fi
 build_module "$root/selftests/modules" "$out/testmod"
 
 # --- guest user space

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The daemon's systemd unit passes systemd-analyze verify, with ExecStart
-# pointed at the sframectl this tree built.
+# pointed at the sframectl this tree built and its Documentation= manual
+# page found among the pages this tree built.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 unit=$root/scripts/systemd/sframectl.service
@@ -10,9 +11,12 @@ if ! command -v systemd-analyze > /dev/null; then
 	echo "1..0 # SKIP systemd-analyze is not installed"
 	exit 0
 fi
-make -s -C "$root" scripts/sframectl
+make -s -C "$root" scripts/sframectl build/man/sframectl.8
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/man/man8"
+cp "$root/build/man/sframectl.8" "$tmp/man/man8/"
+export MANPATH=$tmp/man
 sed "s|/usr/local/sbin/sframectl|$root/scripts/sframectl|" "$unit" \
 	> "$tmp/sframectl.service"
 echo "1..1"
