@@ -5,6 +5,7 @@
 #   make                 host tools (sframe-dump, sframe-gen, sframectl)
 #   make module KDIR=..  the module against a kernel build or header tree
 #   make demo            perf record -g without and with the module, stock 6.12
+#                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1)
 #   make check           host tests, x86-64 guest, harness tests (README.md)
 #   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug
@@ -85,6 +86,14 @@ scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
+# sframectl for the arm64 and s390x guests (make demo ARCH=...).
+$(O)/cross-%/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
+			include/uapi/linux/sframe_unwind.h \
+			$(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
+	@mkdir -p $(dir $@)
+	$*-linux-gnu-gcc $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) \
+		$(DECODER_SRCS)
+
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
@@ -138,7 +147,7 @@ check:
 	scripts/check.sh
 
 demo:
-	scripts/demo.sh
+	scripts/demo.sh $(or $(ARCH),x86_64)
 
 kunit:
 	scripts/kunit.sh $(or $(ARCH),x86_64)

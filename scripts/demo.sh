@@ -1,15 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo: perf record -g on Debian's stock x86-64 6.12 kernel, without
-# and then with sframe_unwind.ko.
+# make demo [ARCH=x86_64|arm64|s390x]: perf record -g on Debian's stock
+# kernel (6.12; s390x: 6.1), without and then with sframe_unwind.ko.
 #
-# Builds a workload with -O2 -fomit-frame-pointer and gas's SFrame, boots
-# the stock kernel in QEMU with the host's root file system shared
-# read-only (for perf), records the workload twice with the unmodified
-# perf tool and prints the call stacks of both runs, folded (outermost
-# first), with how many samples reach main.  Without the module frame
-# pointers stop at the function a sample lands in; with it the stacks are
+# Builds a workload with -O2 -fomit-frame-pointer and SFrame (gas's
+# --gsframe; on s390x, whose gas has none, the section sframe-gen derives
+# from .eh_frame, embedded), boots the stock kernel in QEMU with a root
+# file system that has Debian's perf shared read-only (the host's on
+# x86-64, a Debian root of the architecture elsewhere), records the
+# workload twice with the unmodified perf tool and prints the call stacks
+# of both runs, folded (outermost first), with how many samples reach
+# main.  Without the module frame pointers stop at the function a sample
+# lands in (s390x 6.1 gives no user frames at all); with it the stacks are
 # complete.
 set -euo pipefail
 
@@ -18,21 +21,39 @@ cd "$root"
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 scripts/setup-host.sh all
+arch=${1:-x86_64}
+case $arch in
+x86_64)	kver=6.12; cc=gcc ;;
+arm64)	kver=6.12; cc=aarch64-linux-gnu-gcc; triple=aarch64 ;;
+s390x)	kver=6.1; cc=s390x-linux-gnu-gcc; triple=s390x ;;
+*)	die "ARCH must be x86_64, arm64 or s390x" ;;
+esac
 work=build/demo
 top=${DEMO_TOP:-8}
 rm -rf "$work"
 mkdir -p "$work/extra"
 
-gcc -O2 -fomit-frame-pointer -Wa,--gsframe -o "$work/extra/workload" \
-	scripts/demo/workload.c
-make -s scripts/sframectl
-cp scripts/sframectl "$work/extra/sframectl"
+make -s scripts/sframe-gen scripts/sframectl
+if [ "$arch" = s390x ]; then
+	"$cc" -O2 -fomit-frame-pointer -o "$work/workload.plain" \
+		scripts/demo/workload.c
+	scripts/sframe-gen --embed "$work/extra/workload" "$work/workload.plain"
+else
+	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe \
+		-o "$work/extra/workload" scripts/demo/workload.c
+fi
+if [ "$arch" = x86_64 ]; then
+	cp scripts/sframectl "$work/extra/sframectl"
+else
+	make -s "build/cross-$triple/sframectl"
+	cp "build/cross-$triple/sframectl" "$work/extra/sframectl"
+fi
 readelf -lW "$work/extra/workload" | grep -q GNU_SFRAME ||
 	die "the workload has no PT_GNU_SFRAME"
 
-say "booting Debian's stock x86-64 6.12 kernel in QEMU; perf records the"
+say "booting Debian's stock $arch $kver kernel in QEMU; perf records the"
 say "workload (-O2 -fomit-frame-pointer) without, then with sframe_unwind.ko"
-scripts/qemu/run.sh x86_64 6.12 --tests demo.sh --extra "$work/extra" \
+scripts/qemu/run.sh "$arch" "$kver" --tests demo.sh --extra "$work/extra" \
 	--out "$root/build/qemu/demo" > "$work/guest.log" 2>&1 || {
 	tail -30 "$work/guest.log"
 	die "the guest run failed (log: $work/guest.log)"
@@ -73,7 +94,12 @@ awk '{ s[$1] = $2; p[$1] = $3; m[$1] = $4 }
 sed -n 's/^# *demo-stat /module: /p' "$work/guest.log"
 
 echo
-echo "== Debian's own python3 (no SFrame, no frame pointers), pure Python:"
+if [ "$arch" = arm64 ]; then
+	# Debian's arm64 code keeps frame records: the kernel gets there too.
+	echo "== Debian's own python3 (no SFrame, but frame records), pure Python:"
+else
+	echo "== Debian's own python3 (no SFrame, no frame pointers), pure Python:"
+fi
 echo "   perf record -g with the module, before and after 'sframectl sync'"
 sed -n 's/^# *demo-sframectl /sframectl: /p' "$work/guest.log" | tail -1
 sed -n 's/^# *demo-python \(.*\)/\1/p' "$work/guest.log" > "$work/python"

@@ -13,7 +13,8 @@
 # Then Debian's own python3 (no SFrame, no frame pointers) with the module
 # loaded, before and after "sframectl sync" gave its files sidecars:
 #   demo-python <run> <python3-samples> <reaching-main>
-# (python3 is stripped: perf names main through __libc_start_call_main).
+# (python3 is stripped: perf names main through __libc_start_call_main,
+# or __libc_start_main where it cannot name that).
 set -e
 ko=/lib/test-modules/sframe_unwind.ko
 cp /extra/workload /host/tmp/workload
@@ -82,7 +83,7 @@ python() {
 	awk -v run="$1" '
 		/^[^ \t]/ { if (n) done(); n = 0; comm = $1; reach = 0; next }
 		/^[ \t]*$/ { if (n) done(); n = 0; next }
-		{ n++; if ($2 ~ /^(main|__libc_start_call_main)$/) reach = 1 }
+		{ n++; if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/) reach = 1 }
 		function done() {
 			if (comm !~ /^python3/)
 				return

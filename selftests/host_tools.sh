@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The host's own programs run in the guest: the host root file system is
+# Debian's programs run in the guest: a root file system (the host's on
+# x86-64, a Debian root of the guest's architecture on arm64 and s390x) is
 # mounted read-only over 9p at /host and chrooted into, so later tests can
 # use the real perf from Debian's linux-perf package.
 KSFT_SKIP=4
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	echo "# SKIP: no host file system in this guest (shared on x86-64 stock kernels only)"
+	echo "# SKIP: no root file system at /host in this guest (not shared into debug kernels)"
 	exit $KSFT_SKIP
 fi
 fail=0

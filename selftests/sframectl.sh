@@ -3,12 +3,15 @@
 #
 # sframectl gives Debian's own programs (which have neither SFrame nor
 # frame pointers) complete user stacks, with no rebuild.  Runs the host's
-# unmodified python3 and perf in the chroot /host (x86-64 stock guests):
+# unmodified python3 and perf in the chroot /host (the host's root on
+# x86-64, a Debian root of the guest's architecture elsewhere):
 #   before        perf record -g of CPU-bound pure Python: almost no
 #                 sample's stack reaches python3's main (at most 20%; the
 #                 test can fail).  Debian's python3 is stripped, so perf
-#                 names main only through its caller in libc: a stack
-#                 reaches main if it has main or __libc_start_call_main.
+#                 names main only through its callers in libc: a stack
+#                 reaches main if it has main, __libc_start_call_main or
+#                 (where perf cannot name that one: libc without debug
+#                 symbols, as on arm64) __libc_start_main.
 #   running       a python3 started before any sidecar exists; "sframectl
 #                 sync" registers every executable file it maps, and the
 #                 module applies them to the running process (sframectl
@@ -35,6 +38,9 @@ ctl=/tmp/sframectl		# in the chroot
 script=/tmp/sfu_fib.py		# in the chroot
 python=/usr/bin/python3		# Debian's, not a wrapper the PATH may name
 secs=3
+# Under s390x's emulation python3's start (exec, ld.so, imports: samples
+# that cannot reach main yet) takes seconds; a longer run keeps it small.
+[ "$(uname -m)" = s390x ] && secs=8
 
 in_host() {
 	chroot /host "$@"
@@ -46,7 +52,7 @@ share() {
 	awk '
 		/^[^ \t]/ { if (n) done(); n = 0; s = ""; comm = $1; reach = 0; next }
 		/^[ \t]*$/ { if (n) done(); n = 0; next }
-		{ n++; if ($2 ~ /^(main|__libc_start_call_main)$/) reach = 1; s = s " " $2 }
+		{ n++; if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/) reach = 1; s = s " " $2 }
 		function done() {
 			if (comm !~ /^python3/)
 				return
@@ -130,11 +136,12 @@ refused_as_nobody() {
 }
 
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs the host's Debian programs (x86-64 stock guests share them)"
+	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
 fi
 if [ ! -x /host/usr/bin/perf ] || [ ! -x /host/usr/bin/python3 ]; then
-	skip_all "the host has no perf or python3"
+	skip_all "the root at /host has no perf or python3"
 fi
+[ -x "$dir/../bin/sframectl" ] || skip_all "no sframectl was built for $(uname -m)"
 load || { not_ok "insmod"; tap_end sframectl; exit 1; }
 cp "$dir/../bin/sframectl" "/host$ctl"
 cat > "/host$script" << 'EOF'
@@ -156,8 +163,15 @@ EOF
 set -- $(record before)
 before_good=${1:-0} before_total=${2:-0}
 echo "# before: $before_good of $before_total python3 samples reach main ($(percent "$before_good" "$before_total")%)"
-check "before sframectl: python3 is recorded, at most 20% of its samples reach main" \
-	at_most "$before_good" "$before_total" 20
+# Debian's arm64 code keeps frame records, so the kernel's frame-pointer
+# walk already gets there: no difference for the sidecars to show.
+if [ "$(uname -m)" = aarch64 ]; then
+	skip "before sframectl: at most 20% of python3's samples reach main" \
+		"Debian's arm64 python3 and libc keep frame records: frame pointers alone reach main"
+else
+	check "before sframectl: python3 is recorded, at most 20% of its samples reach main" \
+		at_most "$before_good" "$before_total" 20
+fi
 
 # chroot execs python3: the sleeper's pid is python3's.
 chroot /host "$python" -c 'import time; time.sleep(60)' &
@@ -186,7 +200,7 @@ check "sframectl sync again: every file already registered" resync_finds_all
 
 # The sidecar listing, and dropping one by build-id (as for a file that
 # was deleted or renamed over, which no path names).
-libc_id=$(in_host readelf -nW /usr/lib/x86_64-linux-gnu/libc.so.6 |
+libc_id=$(in_host sh -c 'readelf -nW /usr/lib/*-linux-gnu/libc.so.6' |
 	sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 echo "# libc build-id: $libc_id"
 check "list --sidecars --json names libc's build-id" \

@@ -124,7 +124,7 @@ trace_cmd() {
 
 	if ! grep -q ' /host 9p ' /proc/mounts; then
 		skip "trace-cmd record and report" \
-			"no host file system in this guest (x86-64 stock kernels only)"
+			"no root file system at /host in this guest (debug kernels)"
 		return
 	fi
 	if [ ! -x "$hc" ]; then

@@ -11,7 +11,9 @@
 #   --hang            make the guest hang after its tests (harness test)
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
 #   --extra DIR       copy DIR's contents to /extra in the guest
-#   --no-hostfs       do not share the host's root file system (x86-64)
+#   --no-hostfs       do not share a root file system with perf at /host
+#                     (x86-64: the host's own; arm64, s390x: a Debian root
+#                     of that architecture, scripts/qemu/fetch-rootfs.sh)
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
@@ -48,7 +50,8 @@ host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
 perf_compat.sh sframectl.sh"
 hostfs=""
-[ "$arch" = x86_64 ] && [ "$kver" != debug ] && hostfs=1
+[ "$kver" != debug ] && hostfs=1
+hostroot=/
 timeout_s=1200
 hang=""
 out=$root/build/qemu/$arch-$kver
@@ -93,6 +96,12 @@ else
 	echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"
 fi
 busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
+if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
+	hostroot=$("$here/fetch-rootfs.sh" "$arch") || {
+		echo "# $prog: no $arch root file system: the perf tests will skip"
+		hostfs=""
+	}
+fi
 ksft=$("$root/scripts/fetch-ksft.sh")
 
 rm -rf "$out"
@@ -381,12 +390,19 @@ sidecar_sections() {
 	done
 }
 
-# sframectl, a host program: the x86-64 guests run it in the host's root.
+# sframectl, run in the root at /host: the host's own build on x86-64,
+# cross-built for the Debian root elsewhere.
 install_sframectl() {
-	[ "$arch" = x86_64 ] || return 0
-	make -s -C "$root" scripts/sframectl
+	local ctl=$root/scripts/sframectl
+
+	[ -n "$hostfs" ] || return 0
+	case $arch in
+	x86_64)	make -s -C "$root" scripts/sframectl ;;
+	*)	ctl=$root/build/cross-${cross%-linux-gnu-}/sframectl
+		make -s -C "$root" "${ctl#"$root"/}" ;;
+	esac
 	mkdir -p "$r/selftests/bin"
-	install -m 755 "$root/scripts/sframectl" "$r/selftests/bin/sframectl"
+	install -m 755 "$ctl" "$r/selftests/bin/sframectl"
 }
 
 # make bench's programs: the same one with SFrame and without.
@@ -426,10 +442,17 @@ build_perf_tests() {
 	install -m 644 "$src/lib.sh" "$g/lib.sh"
 	# shellcheck disable=SC2086
 	{
-	sframe_cc "$src/chain.c" "$b/chain.o" $pflags
+	unwind_cc "$src/chain.c" "$b/chain.o" $pflags
 	sframe_link "$g/sfu_chain" -no-pie "$b/chain.o"
 	"${cross}nm" -S --defined-only "$g/sfu_chain" | awk 'NF == 4' \
 		> "$g/sfu_chain.syms"
+	if [ "$arch" = arm64 ]; then
+		unwind_cc "$src/chain.c" "$b/chain_pac.o" $pflags \
+			-mbranch-protection=standard
+		sframe_link "$g/sfu_chain_pac" -no-pie "$b/chain_pac.o"
+		"${cross}nm" -S --defined-only "$g/sfu_chain_pac" |
+			awk 'NF == 4' > "$g/sfu_chain_pac.syms"
+	fi
 	sframe_cc "$src/hook.c" "$b/hook.o" $pflags
 	sframe_link "$g/sfu_hook" -static "$b/hook.o"
 	make -s -C "$root" scripts/sframe-gen
@@ -473,6 +496,9 @@ for t in $tests; do
 	case $t in
 	# Several perf runs of Debian's python3, sidecars made under TCG.
 	sframectl.sh) echo "$t 480" ;;
+	# Up to five perf runs and a raw dump of each, under TCG elsewhere.
+	perf_callchain.sh) echo "$t 420" ;;
+	demo.sh) echo "$t 600" ;;
 	*) echo "$t" ;;
 	esac
 done > "$r/selftests/list"
@@ -533,8 +559,6 @@ case $arch in
 x86_64)
 	args=(-M pc -serial "file:$console" -serial "file:$result"
 	      -append "console=ttyS0 $append")
-	[ -n "$hostfs" ] && args+=(-virtfs
-		"local,path=/,mount_tag=hostroot,security_model=none,readonly=on")
 	;;
 arm64)
 	args=(-M virt -serial "file:$console"
@@ -551,6 +575,8 @@ s390x)
 	      -device virtconsole,chardev=res
 	      -append "console=ttysclp0 $append") ;;
 esac
+[ -n "$hostfs" ] && args+=(-virtfs
+	"local,path=$hostroot,mount_tag=hostroot,security_model=none,readonly=on")
 
 # KVM only where a probe boot of this very kernel gets to the end of init;
 # the result is remembered per host kernel, QEMU and guest kernel.

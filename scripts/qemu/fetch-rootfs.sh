@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-rootfs.sh - a Debian 12 root file system of ARCH with Debian's perf
+#
+# Usage: fetch-rootfs.sh ARCH
+#   ARCH  arm64 | s390x
+#
+# The guests of these architectures have no host root file system to
+# borrow perf from (the x86-64 guest shares the host's over 9p).  This
+# makes one: debootstrap --foreign resolves and downloads minbase plus
+# linux-perf, trace-cmd, python3 and binutils for ARCH from the Debian mirror apt
+# uses, and every package is then unpacked with dpkg -x (nothing runs: no
+# foreign binary executes on the host).  The result is cached under
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-bookworm/
+# and reused without network access; run.sh shares it read-only over 9p,
+# and the guest mounts it at /host as it does the host's root on x86-64.
+#
+# stdout: the root directory.  Needs root (debootstrap).
+set -euo pipefail
+
+prog=${0##*/}
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+[ $# -eq 1 ] || die "usage: $prog ARCH (arm64 | s390x)"
+case $1 in
+arm64)	debarch=arm64 ;;
+s390x)	debarch=s390x ;;
+*)	die "no root file system is made for $1" ;;
+esac
+
+suite=bookworm
+mirror=http://deb.debian.org/debian
+include=linux-perf,trace-cmd,python3,binutils
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs
+dest=$cache/$1-$suite
+
+if [ -f "$dest/.complete" ]; then
+	echo "$dest"
+	exit 0
+fi
+command -v debootstrap > /dev/null || apt_install debootstrap
+[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
+mkdir -p "$cache"
+tmp=$(mktemp -d "$cache/.tmp-$1.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+say "debootstrap --foreign $suite for $debarch with $include"
+debootstrap --foreign --arch="$debarch" --variant=minbase \
+	--include="$include" "$suite" "$tmp/root" "$mirror" > "$tmp/log" 2>&1 ||
+	{ tail "$tmp/log" >&2; die "debootstrap failed"; }
+# The first stage unpacked only the essential packages; the rest are in
+# the archive cache.  linux-perf goes last: its /usr/bin/perf is the real
+# binary (on an installed system dpkg diverts linux-base's wrapper).
+archives=$tmp/root/var/cache/apt/archives
+for deb in "$archives"/*.deb; do
+	case ${deb##*/} in
+	linux-perf_*) continue ;;
+	esac
+	dpkg -x "$deb" "$tmp/root"
+done
+perf_deb=$(ls "$archives"/linux-perf_*.deb) || die "linux-perf was not fetched"
+dpkg -x "$perf_deb" "$tmp/root"
+file -L "$tmp/root/usr/bin/perf" | grep -q ELF || die "usr/bin/perf is not an ELF file"
+dpkg-deb -f "$perf_deb" Version > "$tmp/root/.complete"
+rm -f "$archives"/*.deb
+say "$1 root with linux-perf $(cat "$tmp/root/.complete")"
+rm -rf "$dest"
+mv "$tmp/root" "$dest"
+echo "$dest"
