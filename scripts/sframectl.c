@@ -13,7 +13,7 @@
  *   sframectl daemon                   sync, then add every file that is
  *                                      mapped without SFrame from then on
  *                                      (sframectl-daemon.c)
- *   sframectl list [-p PID]            what is registered for a process
+ *   sframectl list [-p PID] [--json]   what is registered for a process
  *                                      (default: sframectl itself)
  *   sframectl list --sidecars [--json] every sidecar the module keeps
  *
@@ -67,7 +67,7 @@ static void ctl_print_usage(FILE *f)
 	      "       sframectl del FILE... | --build-id HEX\n"
 	      "       sframectl sync\n"
 	      "       sframectl daemon\n"
-	      "       sframectl list [-p PID] | --sidecars [--json]\n"
+	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
 }
 
@@ -479,35 +479,49 @@ static int ctl_list_sidecars(int dev, bool json)
 	return 0;
 }
 
-static int ctl_list(int dev, int argc, char **argv)
+/* @str as a JSON string: quotes, backslashes and control bytes escaped. */
+static void ctl_json_str(const char *str)
 {
-	static const struct option opts[] = {
-		{ "sidecars", no_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct sframe_unwind_entry *e;
-	struct sframe_unwind_query q = { .size = sizeof(q) };
-	char path[CTL_PATH_MAX];
-	bool sidecars = false, json = false;
-	unsigned int i;
-	int c;
+	const unsigned char *c;
 
-	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
-		if (c == 's')
-			sidecars = true;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'p')
-			q.pid = atoi(optarg);
+	putchar('"');
+	for (c = (const unsigned char *)str; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if (*c < ' ')
+			printf("\\u%04x", *c);
 		else
-			ctl_usage();
+			putchar(*c);
 	}
-	if (sidecars)
-		return optind == argc ? ctl_list_sidecars(dev, json) :
-					(ctl_usage(), 1);
-	if (optind != argc)
-		ctl_usage();
+	putchar('"');
+}
+
+static void ctl_print_entry(const struct sframe_unwind_entry *e,
+			    const char *path, bool json, bool first)
+{
+	if (!json) {
+		printf("%#" PRIx64 "-%#" PRIx64 " %-7s v%u %6u fdes %8" PRIu64 " bytes %s\n",
+		       (u64)e->text_start, (u64)e->text_end,
+		       ctl_source(e->source), e->version, e->nr_fdes,
+		       (u64)e->sframe_len, path);
+		return;
+	}
+	printf("%s\n  {\"start\": %" PRIu64 ", \"end\": %" PRIu64 ", \"source\": \"%s\", \"version\": %u, \"fdes\": %u, \"bytes\": %" PRIu64 ", \"path\": ",
+	       first ? "" : ",", (u64)e->text_start, (u64)e->text_end,
+	       ctl_source(e->source), e->version, e->nr_fdes,
+	       (u64)e->sframe_len);
+	ctl_json_str(path);
+	putchar('}');
+}
+
+/* list [-p PID] [--json]: the sections registered for a process. */
+static int ctl_list_pid(int dev, pid_t pid, bool json)
+{
+	struct sframe_unwind_query q = { .size = sizeof(q), .pid = pid };
+	struct sframe_unwind_entry *e;
+	char path[CTL_PATH_MAX];
+	unsigned int i;
+
 	e = calloc(CTL_QUERY_MAX, sizeof(*e));
 	if (!e)
 		return 1;
@@ -519,16 +533,44 @@ static int ctl_list(int dev, int argc, char **argv)
 		free(e);
 		return 1;
 	}
+	if (json)
+		putchar('[');
 	for (i = 0; i < q.count && i < CTL_QUERY_MAX; i++) {
-		ctl_path_at(q.pid ? q.pid : getpid(), e[i].text_start, path,
+		ctl_path_at(pid ? pid : getpid(), e[i].text_start, path,
 			    sizeof(path));
-		printf("%#" PRIx64 "-%#" PRIx64 " %-7s v%u %6u fdes %8" PRIu64 " bytes %s\n",
-		       (u64)e[i].text_start, (u64)e[i].text_end,
-		       ctl_source(e[i].source), e[i].version, e[i].nr_fdes,
-		       (u64)e[i].sframe_len, path);
+		ctl_print_entry(&e[i], path, json, !i);
 	}
+	if (json)
+		printf("\n]\n");
 	free(e);
 	return 0;
+}
+
+static int ctl_list(int dev, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sidecars", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool sidecars = false, json = false;
+	pid_t pid = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
+		if (c == 's')
+			sidecars = true;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'p')
+			pid = atoi(optarg);
+		else
+			ctl_usage();
+	}
+	if (optind != argc || (sidecars && pid))
+		ctl_usage();
+	return sidecars ? ctl_list_sidecars(dev, json) :
+			  ctl_list_pid(dev, pid, json);
 }
 
 int main(int argc, char **argv)

@@ -15,7 +15,8 @@
 #   running       a python3 started before any sidecar exists; "sframectl
 #                 sync" registers every executable file it maps, and the
 #                 module applies them to the running process (sframectl
-#                 list -p shows python3 and libc as sidecars)
+#                 list -p shows python3 and libc as sidecars, and so
+#                 does list -p --json, read by python3's json)
 #   after         the same perf record: at least 95% of the samples reach
 #                 main
 #   listing       list --sidecars --json names libc's build-id; del
@@ -115,6 +116,15 @@ listed_json() {
 		grep -q "\"build_id\": \"$1\"" "$out.json"
 }
 
+# listed_pid_json PID: list -p PID --json parses and has libc's sidecar.
+listed_pid_json() {
+	in_host "$ctl" list -p "$1" --json | in_host /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(not any(e["source"] == "sidecar" and "/libc.so" in e["path"] and
+		 e["end"] > e["start"] and e["fdes"] > 0 for e in d))'
+}
+
 not_listed() {
 	in_host "$ctl" list --sidecars > "$out.sidecars" &&
 		! grep -q "build-id $1\$" "$out.sidecars"
@@ -186,6 +196,8 @@ sed 's/^/# /' "$out.list"
 check "the python3 started before: its python3 mapping is a sidecar now" \
 	grep -Eq ' sidecar .*/python3[.0-9]*$' "$out.list"
 check "... and so is its libc" grep -Eq ' sidecar .*/libc\.so\.6$' "$out.list"
+check "list -p --json: valid JSON naming libc as a sidecar (Debian's python3 parses it)" \
+	listed_pid_json "$sleeper"
 kill "$sleeper" 2> /dev/null
 
 # shellcheck disable=SC2046
