@@ -56,6 +56,9 @@ GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c $(GEN_LIB_SRCS)
+CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
+		   include/uapi/linux/sframe_unwind.h \
+		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
@@ -80,16 +83,12 @@ scripts/sframe-gen: $(GEN_SRCS) $(GEN_HDRS) \
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
-scripts/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
-		   include/uapi/linux/sframe_unwind.h \
-		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+scripts/sframectl: $(CTL_DEPS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 # sframectl for the arm64 and s390x guests (make demo ARCH=...).
-$(O)/cross-%/sframectl: $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
-			include/uapi/linux/sframe_unwind.h \
-			$(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
+$(O)/cross-%/sframectl: $(CTL_DEPS)
 	@mkdir -p $(dir $@)
 	$*-linux-gnu-gcc $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) \
 		$(DECODER_SRCS)

@@ -132,10 +132,15 @@ base_chroot() {
 	fi
 	mkdir -p "$cache/chroot"
 	tmp=$(mktemp -d "$cache/chroot/.tmp.XXXXXX")
+	# A subshell ($(base_chroot)): the trap removes what is left of a
+	# failed or interrupted set-up, and nothing once it is moved.  It is
+	# expanded now: tmp is local and gone when the subshell exits.
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
 	say "debootstrap $suite into $tmp"
 	debootstrap --variant=minbase "$suite" "$tmp" "$mirror" \
 		> "$out/debootstrap.log" 2>&1 ||
-		{ tail "$out/debootstrap.log" >&2; rm -rf "$tmp"; return 1; }
+		{ tail "$out/debootstrap.log" >&2; return 1; }
 	echo "deb $mirror-security $suite-security main" \
 		>> "$tmp/etc/apt/sources.list"
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
@@ -147,7 +152,7 @@ base_chroot() {
 	  DEBIAN_FRONTEND=noninteractive chroot "$tmp" apt-get install -y -qq \
 		--no-install-recommends dkms "${pkgs[@]}" &&
 	  chroot "$tmp" apt-get clean; } > "$out/chroot-setup.log" 2>&1 ||
-		{ tail "$out/chroot-setup.log" >&2; rm -rf "$tmp"; return 1; }
+		{ tail "$out/chroot-setup.log" >&2; return 1; }
 	printf '%s\n' "$vers" > "$tmp/.complete"
 	rm -rf "$base"
 	mv "$tmp" "$base"

@@ -439,6 +439,32 @@ static void ctl_hex(const u8 *p, u32 n, char *out)
 	out[2 * n] = '\0';
 }
 
+/*
+ * Run the query ioctl @cmd into a buffer of CTL_QUERY_MAX entries of
+ * @elem_size bytes; @q->count ends as the number of entries filled.
+ * Return: the buffer (the caller frees it), or NULL with errno set.
+ */
+static void *ctl_query(int dev, unsigned long cmd,
+		       struct sframe_unwind_query *q, size_t elem_size)
+{
+	void *e = calloc(CTL_QUERY_MAX, elem_size);
+	int err;
+
+	if (!e)
+		return NULL;
+	q->count = CTL_QUERY_MAX;
+	q->entries = (uintptr_t)e;
+	if (ioctl(dev, cmd, q)) {
+		err = errno;
+		free(e);
+		errno = err;
+		return NULL;
+	}
+	if (q->count > CTL_QUERY_MAX)
+		q->count = CTL_QUERY_MAX;
+	return e;
+}
+
 /* list --sidecars [--json]: every sidecar the module keeps. */
 static int ctl_list_sidecars(int dev, bool json)
 {
@@ -447,19 +473,14 @@ static int ctl_list_sidecars(int dev, bool json)
 	struct sframe_unwind_sidecar *e;
 	unsigned int i;
 
-	e = calloc(CTL_QUERY_MAX, sizeof(*e));
-	if (!e)
-		return 1;
-	q.count = CTL_QUERY_MAX;
-	q.entries = (uintptr_t)e;
-	if (ioctl(dev, SFRAME_UNWIND_IOC_LIST_FILES, &q)) {
+	e = ctl_query(dev, SFRAME_UNWIND_IOC_LIST_FILES, &q, sizeof(*e));
+	if (!e) {
 		fprintf(stderr, "%s: sidecars: %s\n", ctl_prog, ctl_why(errno));
-		free(e);
 		return 1;
 	}
 	if (json)
 		printf("[");
-	for (i = 0; i < q.count && i < CTL_QUERY_MAX; i++) {
+	for (i = 0; i < q.count; i++) {
 		ctl_hex(e[i].build_id, e[i].build_id_len, id);
 		if (json)
 			printf("%s\n  {\"dev\": %llu, \"ino\": %llu, \"bytes\": %llu, \"build_id\": \"%s\"}",
@@ -522,20 +543,15 @@ static int ctl_list_pid(int dev, pid_t pid, bool json)
 	char path[CTL_PATH_MAX];
 	unsigned int i;
 
-	e = calloc(CTL_QUERY_MAX, sizeof(*e));
-	if (!e)
-		return 1;
-	q.count = CTL_QUERY_MAX;
-	q.entries = (uintptr_t)e;
-	if (ioctl(dev, SFRAME_UNWIND_IOC_QUERY, &q)) {
+	e = ctl_query(dev, SFRAME_UNWIND_IOC_QUERY, &q, sizeof(*e));
+	if (!e) {
 		fprintf(stderr, "%s: pid %d: %s\n", ctl_prog, q.pid,
 			errno == ESRCH ? "no such process" : strerror(errno));
-		free(e);
 		return 1;
 	}
 	if (json)
 		putchar('[');
-	for (i = 0; i < q.count && i < CTL_QUERY_MAX; i++) {
+	for (i = 0; i < q.count; i++) {
 		ctl_path_at(pid ? pid : getpid(), e[i].text_start, path,
 			    sizeof(path));
 		ctl_print_entry(&e[i], path, json, !i);
