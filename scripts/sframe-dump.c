@@ -4,7 +4,8 @@
  *
  *   sframe-dump [options] FILE
  *     --format=native    header, every FDE, every FRE and its rule (default)
- *     --format=readelf   the body of `readelf --sframe` (binutils 2.40 for V1)
+ *     --format=readelf   the body of `readelf --sframe` (binutils 2.40 for V1,
+ *                        2.46 for V2 and V3, flexible FDEs included)
  *     --pc ADDR          the rule in force at ADDR (repeatable)
  *     --all-pcs          the rule at every address of every function, by
  *                        lookup (block index, binary search, FRE scan)
@@ -151,6 +152,83 @@ static void re_ra(const struct sfu_elem *e, const struct sfu_fre *fre,
 		len - strlen(buf) - 1);
 }
 
+/* A register as binutils names it in flex rows: sp, fp or rN. */
+static void re_reg(u8 abi, u32 reg, char *buf, size_t len)
+{
+	const struct sfu_abi_info *ai = sfu_abi_info(abi);
+
+	if (ai && reg == ai->sp_reg)
+		snprintf(buf, len, "sp");
+	else if (ai && reg == ai->fp_reg)
+		snprintf(buf, len, "fp");
+	else
+		snprintf(buf, len, "r%u", reg);
+}
+
+/*
+ * A flexible (control word, offset) pair: "reg+off", "(reg+off)" when the
+ * value is loaded from there, or "c+off" when the base is the CFA (binutils
+ * then leaves the dereference implicit, as in default rows).
+ */
+static void re_flex_pair(u8 abi, u32 ctrl, s32 off, char *buf, size_t len)
+{
+	char reg[16];
+
+	if (!SFRAME_V3_FLEX_CTRL_REG_P(ctrl)) {
+		snprintf(buf, len, "c%+d", off);
+		return;
+	}
+	re_reg(abi, SFRAME_V3_FLEX_CTRL_REGNUM(ctrl), reg, sizeof(reg));
+	if (SFRAME_V3_FLEX_CTRL_DEREF_P(ctrl))
+		snprintf(buf, len, "(%s%+d)", reg, off);
+	else
+		snprintf(buf, len, "%s%+d", reg, off);
+}
+
+/*
+ * The CFA, FP and RA columns of a V3 flexible row.  Words: CFA control and
+ * offset, then the RA pair or a single zero word standing in for it, then
+ * the FP pair.  A column whose words are missing reads "u" ("f" for an RA
+ * the header fixes); a zero RA stand-in reads "U".
+ */
+static void re_flex_cols(const struct sfu_elem *e, const struct sfu_fre *fre)
+{
+	unsigned int n = fre->nr_words, ra = SFRAME_V3_FLEX_RA_CTRL_IDX, fp;
+	char tmp[64];
+	s32 off;
+
+	if (n > SFRAME_V3_FLEX_CFA_OFF_IDX) {
+		off = sfu_fre_sword(fre, SFRAME_V3_FLEX_CFA_OFF_IDX);
+		if (e->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
+			off = SFRAME_S390X_CFA_OFFSET_DECODE(off);
+		re_flex_pair(e->abi, fre->words[SFRAME_V3_FLEX_CFA_CTRL_IDX],
+			     off, tmp, sizeof(tmp));
+	} else {
+		snprintf(tmp, sizeof(tmp), "u");
+	}
+	printf("  %-*s", RE_COL_CFA, tmp);
+
+	fp = (n > ra && !fre->words[ra]) ? ra + 1 : ra + 2;
+	if (fp + 1 < n)
+		re_flex_pair(e->abi, fre->words[fp], sfu_fre_sword(fre, fp + 1),
+			     tmp, sizeof(tmp));
+	else
+		snprintf(tmp, sizeof(tmp), "u");
+	printf("%-*s", RE_COL_FP, tmp);
+
+	if (n <= ra)
+		snprintf(tmp, sizeof(tmp), "%s", e->fixed_ra ? "f" : "u");
+	else if (!fre->words[ra])
+		snprintf(tmp, sizeof(tmp), "U");
+	else
+		re_flex_pair(e->abi, fre->words[ra],
+			     ra + 1 < n ? sfu_fre_sword(fre, ra + 1) :
+					  e->fixed_ra, tmp, sizeof(tmp));
+	strncat(tmp, SFRAME_FRE_MANGLED_RA_P(fre->info) ? "[s]" : "   ",
+		sizeof(tmp) - strlen(tmp) - 1);
+	printf("%-*s", RE_COL_RA, tmp);
+}
+
 static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
 {
 	const struct sfu_elem *e = fde->elem;
@@ -163,6 +241,10 @@ static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
 		printf("\n    %016" PRIx64, fde->start + fre->start);
 	if (!fre->nr_words) {
 		printf("  RA undefined");
+		return;
+	}
+	if (fde->fde_type == SFRAME_FDE_TYPE_FLEX) {
+		re_flex_cols(e, fre);
 		return;
 	}
 	cfa = sfu_fre_sword(fre, 0);
@@ -185,10 +267,17 @@ static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_fre fre;
+	bool signal, flex;
 	int ret;
 
 	printf("\n    func idx [%u]: pc = 0x%" PRIx64 ", size = %u bytes",
 	       fde->idx, fde->start, fde->size);
+	/* Attributes: S for a (V3) signal frame, F for a flexible FDE. */
+	signal = fde->elem->version == SFRAME_VERSION_3 &&
+		 SFRAME_V3_FUNC_SIGNAL_P(fde->info);
+	flex = fde->fde_type == SFRAME_FDE_TYPE_FLEX;
+	if (signal || flex)
+		printf(", attr = \"%s%s\"", signal ? "S" : "", flex ? "F" : "");
 	if ((fde->elem->abi == SFRAME_ABI_AARCH64_ENDIAN_LITTLE ||
 	     fde->elem->abi == SFRAME_ABI_AARCH64_ENDIAN_BIG) &&
 	    SFRAME_FUNC_PAUTH_KEY(fde->info) == SFRAME_AARCH64_PAUTH_KEY_B)
