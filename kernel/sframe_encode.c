@@ -169,6 +169,45 @@ static void sfu_enc_fde(struct sfu_out *o, const struct sfu_enc_params *p,
 	}
 }
 
+/**
+ * sfu_encode_sizes() - where the bytes of an encoded section go
+ * @p: section-wide parameters, as for sfu_encode()
+ * @fdes: the functions
+ * @nr_fdes: number of functions
+ * @sz: the breakdown; its parts add up to what sfu_encode() returns
+ */
+void sfu_encode_sizes(const struct sfu_enc_params *p,
+		      const struct sfu_enc_fde *fdes, u32 nr_fdes,
+		      struct sfu_enc_sizes *sz)
+{
+	unsigned int code;
+	const struct sfu_enc_fre *f;
+	u32 i, j;
+
+	memset(sz, 0, sizeof(*sz));
+	sz->header = sizeof(struct sframe_header) + p->auxhdr_len;
+	sz->index = (u64)nr_fdes * (p->version == SFRAME_VERSION_1 ?
+				    sizeof(struct sframe_fde_v1) :
+				    p->version == SFRAME_VERSION_2 ?
+				    sizeof(struct sframe_fde_v2) :
+				    sizeof(struct sframe_fdi_v3));
+	for (i = 0; i < nr_fdes; i++) {
+		if (fdes[i].share)
+			continue;
+		if (p->version == SFRAME_VERSION_3)
+			sz->attrs += sizeof(struct sframe_fda_v3);
+		for (j = 0; j < fdes[i].nr_fres; j++) {
+			f = &fdes[i].fres[j];
+			code = sfu_enc_word_size(p, f);
+			sz->starts += 1u << sfu_enc_fre_type(p, &fdes[i]);
+			sz->infos++;
+			sz->words += (u64)f->nr_words *
+				     (code == SFRAME_FRE_DATAWORD_4B ? 4 :
+				      1u << code);
+		}
+	}
+}
+
 /* A shared FDE points back at one with rows of its own. */
 static bool sfu_enc_share_ok(const struct sfu_enc_fde *fdes, u32 i)
 {

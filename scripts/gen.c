@@ -185,6 +185,7 @@ struct gen {
 	u64 out_bytes;
 	u64 plain_bytes;	/* the same section without FRE sharing */
 	u32 shared_fdes;	/* FDEs whose FREs another FDE already has */
+	struct sfu_enc_sizes sizes;	/* where the output's bytes go */
 	u32 nr_eh_fdes;		/* FDEs in .eh_frame */
 	u32 merged;		/* functions merged into the one before */
 	u64 pad_bytes;		/* padding between them, now described */
@@ -1109,12 +1110,14 @@ static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
 	s64 len;
 	int ret;
 
-	if (!g->o->no_compact) {
+	if (!g->o->no_compact)
 		p->tight_starts = true;
+	if (!g->o->no_compact && g->o->share_rows) {
 		ret = gen_share(g, fdes, n);
 		if (ret)
 			return ret;
 	}
+	sfu_encode_sizes(p, fdes, n, &g->sizes);
 	len = sfu_encode(p, fdes, n, NULL, 0);
 	if (len < 0) {
 		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
@@ -1307,6 +1310,9 @@ static void gen_stats(const struct gen *g)
 		printf("  PLT       %8u  PCMASK FDEs\n", g->nr_plt);
 	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
 	       g->out_bytes, g->plain_bytes, g->shared_fdes);
+	printf("  of which  header %" PRIu64 ", FDE index %" PRIu64 ", attributes %" PRIu64 ", FRE starts %" PRIu64 ", FRE infos %" PRIu64 ", data words %" PRIu64 "\n",
+	       g->sizes.header, g->sizes.index, g->sizes.attrs,
+	       g->sizes.starts, g->sizes.infos, g->sizes.words);
 	printf("  merged    %8u  functions into the one before (%" PRIu64 " padding bytes between)\n",
 	       g->merged, g->pad_bytes);
 	printf("  skipped   %8u  functions\n", t.nr_skipped);

@@ -19,6 +19,7 @@ struct gen_opts {
 	bool verbose;
 	bool dump_rows;
 	bool no_compact;
+	bool share_rows;	/* FDEs may share rows: only our decoder */
 	const char *out;
 	const char *embed;
 	bool from_v1;

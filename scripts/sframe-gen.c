@@ -3,15 +3,19 @@
  * sframe-gen: derive an SFrame section from the .eh_frame of an ELF file
  * (the generator itself is scripts/gen.c).
  *
- *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] [--no-compact]
- *              [-o OUT] [--embed COPY] ELF
+ *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v]
+ *              [--no-compact | --share-rows] [-o OUT] [--embed COPY] ELF
  *   sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF
  *   sframe-gen --dump-rows ELF
  *     --version=N   SFrame version to write: 3 (default) or 2
  *     --vaddr ADDR  address the section is encoded for (default 0)
  *     --stats       print FDEs, FREs, bytes and the functions left out
  *     -v            name every function left out or cut, and why
- *     --no-compact  one copy of the rows per function (see below)
+ *     --no-compact  no compaction: one FDE per function
+ *     --share-rows  functions with the same rows share one copy: smaller,
+ *                   and what sframectl gives the module, but not a
+ *                   standard section (binutils' libsframe cannot swap
+ *                   its byte order), so not the default in a file
  *     -o OUT        the raw section
  *     --embed COPY  a copy of ELF with the section embedded, covered by
  *                   PT_GNU_SFRAME (scripts/elf-embed.c); the section is
@@ -35,8 +39,9 @@
 
 static void gen_print_usage(FILE *f)
 {
-	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v] [--no-compact]\n"
-	      "                  [-o OUT] [--embed COPY] ELF\n", f);
+	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v]\n"
+	      "                  [--no-compact | --share-rows] [-o OUT] [--embed COPY] ELF\n",
+	      f);
 	fputs("       sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF\n",
 	      f);
 	fputs("       sframe-gen --dump-rows ELF\n", f);
@@ -61,6 +66,7 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		{ "dump-rows", no_argument, NULL, 'd' },
 		{ "embed", required_argument, NULL, 'e' },
 		{ "no-compact", no_argument, NULL, 'n' },
+		{ "share-rows", no_argument, NULL, 'r' },
 		{ "from-v1", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +113,9 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		case 'n':
 			o->no_compact = true;
 			break;
+		case 'r':
+			o->share_rows = true;
+			break;
 		case 'f':
 			o->from_v1 = true;
 			break;
@@ -115,7 +124,7 @@ static void gen_parse_args(struct gen_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || (!o->out && !o->dump_rows && !o->embed) ||
-	    (o->embed && o->vaddr))
+	    (o->embed && o->vaddr) || (o->no_compact && o->share_rows))
 		gen_usage();
 	o->in = argv[optind];
 }

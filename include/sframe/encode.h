@@ -51,7 +51,20 @@ struct sfu_enc_params {
 	bool tight_starts;	/* AUTO FRE type by the last row, not the size */
 };
 
+/* Where the bytes of a section go (sfu_encode_sizes()). */
+struct sfu_enc_sizes {
+	u64 header;		/* header and auxiliary header */
+	u64 index;		/* FDEs (V3: the function index) */
+	u64 attrs;		/* V3 function attributes */
+	u64 starts;		/* FRE start offsets */
+	u64 infos;		/* FRE info bytes */
+	u64 words;		/* FRE data words */
+};
+
 s64 sfu_encode(const struct sfu_enc_params *p, const struct sfu_enc_fde *fdes,
 	       u32 nr_fdes, u8 *buf, size_t cap);
+void sfu_encode_sizes(const struct sfu_enc_params *p,
+		      const struct sfu_enc_fde *fdes, u32 nr_fdes,
+		      struct sfu_enc_sizes *sz);
 
 #endif /* _SFRAME_ENCODE_H */
