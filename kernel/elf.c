@@ -265,39 +265,50 @@ static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 	return NULL;
 }
 
-/* The size and modification time of @file, as stat() gives them. */
-static int sfu_file_stamp(struct file *file, loff_t *size,
-			  struct timespec64 *mtime)
+/* What stat() gives of @file: its size, modification and change times. */
+struct sfu_stamp {
+	loff_t size;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+};
+
+static int sfu_file_stamp(struct file *file, struct sfu_stamp *st)
 {
-	struct kstat st;
+	struct kstat ks;
 	int ret;
 
-	ret = vfs_getattr(&file->f_path, &st, STATX_SIZE | STATX_MTIME,
+	ret = vfs_getattr(&file->f_path, &ks,
+			  STATX_SIZE | STATX_MTIME | STATX_CTIME,
 			  AT_STATX_SYNC_AS_STAT);
 	if (ret)
 		return ret;
-	*size = st.size;
-	*mtime = st.mtime;
+	st->size = ks.size;
+	st->mtime = ks.mtime;
+	st->ctime = ks.ctime;
 	return 0;
 }
 
 /*
  * Whether @file is still the file @blob was registered for: the same
- * build-id, or, for a file without one, the same size and modification
- * time (so that a file rewritten in place loses its sidecar either way).
+ * build-id (read again only if the inode changed since), or, for a file
+ * without one, the same size and modification time (so that a file
+ * rewritten in place loses its sidecar either way).
  */
 static bool sfu_sidecar_matches(const struct sfu_blob *blob,
 				struct file *file, const struct sfu_elf *elf)
 {
 	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
-	loff_t size;
-	struct timespec64 mtime;
+	struct sfu_stamp st;
 	u32 id_len;
 
+	if (sfu_file_stamp(file, &st))
+		return false;
 	if (!blob->build_id_len)
-		return !sfu_file_stamp(file, &size, &mtime) &&
-		       size == blob->size &&
-		       timespec64_equal(&mtime, &blob->mtime);
+		return st.size == blob->size &&
+		       timespec64_equal(&st.mtime, &blob->mtime);
+	/* Not written since (a write changes ctime): no need to read. */
+	if (st.size == blob->size && timespec64_equal(&st.ctime, &blob->ctime))
+		return true;
 	id_len = sfu_elf_build_id(file, elf, id);
 	return id_len == blob->build_id_len &&
 	       !memcmp(id, blob->build_id, id_len);
@@ -592,6 +603,39 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 
 /* ---- sidecar registration (character device) */
 
+/* Whether @a and @b hold the same section for files of one build-id. */
+static bool sfu_sidecar_same(const struct sfu_blob *a,
+			     const struct sfu_blob *b)
+{
+	return a->build_id_len && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
+	       a->link_vaddr == b->link_vaddr && a->len == b->len &&
+	       !memcmp(a->data, b->data, a->len);
+}
+
+/*
+ * If a sidecar in the table has the same section (another copy of the
+ * file), let @blob use its bytes and free its own: identical sections are
+ * kept once.  Caller holds sfu_sidecar_lock; @blob is not in the table.
+ */
+static void sfu_sidecar_share(struct sfu_blob *blob)
+{
+	struct sfu_blob *other, *owner;
+	unsigned int bkt;
+
+	hash_for_each(sfu_sidecars, bkt, other, node) {
+		if (!sfu_sidecar_same(blob, other))
+			continue;
+		owner = other->same ? other->same : other;
+		kref_get(&owner->ref);
+		sfu_mem_uncharge(blob->len);
+		kvfree(blob->data);
+		blob->data = owner->data;
+		blob->same = owner;
+		return;
+	}
+}
+
 /**
  * sfu_sidecar_add() - keep generated SFrame for the ELF file @file
  * @file: the file the section describes
@@ -613,6 +657,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	struct inode *inode = file_inode(file);
 	struct sfu_region *probe;
 	struct sfu_blob *blob, *old;
+	struct sfu_stamp st;
 	struct sfu_elf elf;
 	int ret;
 
@@ -632,9 +677,12 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	blob->link_vaddr = arg->sframe_vaddr;
 	blob->len = arg->sframe_len;
 	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
-	ret = sfu_file_stamp(file, &blob->size, &blob->mtime);
+	ret = sfu_file_stamp(file, &st);
 	if (ret)
 		goto put_blob;
+	blob->size = st.size;
+	blob->mtime = st.mtime;
+	blob->ctime = st.ctime;
 	if (arg->build_id_len &&
 	    (arg->build_id_len != blob->build_id_len ||
 	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {
@@ -672,6 +720,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE)) {
 		ret = -EEXIST;
 	} else {
+		sfu_sidecar_share(blob);
 		if (old)
 			hash_del(&old->node);
 		hash_add(sfu_sidecars, &blob->node,
@@ -687,6 +736,31 @@ put_blob:
 free_phdrs:
 	kfree(elf.ph);
 	return ret;
+}
+
+/**
+ * sfu_sidecar_stats() - what the sidecars hold
+ * @nr: sidecars registered
+ * @bytes: bytes of SFrame they keep in memory, each shared section once
+ * @sharing: sidecars that use the bytes of another
+ */
+void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing)
+{
+	struct sfu_blob *blob;
+	unsigned int bkt;
+
+	*nr = 0;
+	*bytes = 0;
+	*sharing = 0;
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each(sfu_sidecars, bkt, blob, node) {
+		(*nr)++;
+		if (blob->same)
+			(*sharing)++;
+		else
+			*bytes += blob->len;
+	}
+	mutex_unlock(&sfu_sidecar_lock);
 }
 
 /**

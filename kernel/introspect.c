@@ -147,12 +147,17 @@ DEFINE_SHOW_ATTRIBUTE(sfu_sections);
 
 static int sfu_stats_show(struct seq_file *m, void *v)
 {
+	u64 sidecars, sidecar_bytes, sharing;
 	enum sfu_stat i;
 
 	seq_printf(m, "mms %ld\n", sfu_stat_mms());
 	seq_printf(m, "sections %ld\n", sfu_stat_regions());
 	seq_printf(m, "memory_bytes %ld\n", sfu_stat_bytes());
 	seq_printf(m, "task_work_pending %lu\n", sfu_twork_pending());
+	sfu_sidecar_stats(&sidecars, &sidecar_bytes, &sharing);
+	seq_printf(m, "sidecars %llu\n", sidecars);
+	seq_printf(m, "sidecar_bytes %llu\n", sidecar_bytes);
+	seq_printf(m, "sidecars_sharing %llu\n", sharing);
 	for (i = 0; i < SFU_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
 	seq_printf(m, "perf_redirected %d\n",

@@ -151,9 +151,12 @@ static void sfu_blob_release(struct kref *ref)
 {
 	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
 
-	if (blob->data)
+	if (blob->same) {
+		sfu_blob_put(blob->same);
+	} else if (blob->data) {
 		sfu_mem_uncharge(blob->len);
-	kvfree(blob->data);
+		kvfree(blob->data);
+	}
 	kfree(blob);
 }
 

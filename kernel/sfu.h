@@ -107,9 +107,20 @@ struct sfu_blob {
 	/* Without a build-id: the file as it was at registration. */
 	loff_t size;
 	struct timespec64 mtime;
+	/*
+	 * With one: the inode's change time then.  While it is unchanged the
+	 * file has not been written, and its build-id is not read again.
+	 */
+	struct timespec64 ctime;
 	u64 link_vaddr;			/* section address at link time */
 	size_t len;
 	u8 *data;
+	/*
+	 * The sidecar whose bytes @data are, when another file (a copy, the
+	 * same file in another layer) registered the same section first; a
+	 * reference to it.  NULL: @data is this sidecar's own.
+	 */
+	struct sfu_blob *same;
 };
 
 /* One registered section and the text range it describes. Immutable. */
@@ -190,6 +201,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 int sfu_sidecar_del(struct file *file);
 int sfu_sidecar_del_build_id(const u8 *id, u32 len);
 u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
+void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing);
 void sfu_sidecar_exit(void);
 void sfu_refuse(const char *who, const char *why, u64 off, int err);
 
