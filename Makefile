@@ -55,7 +55,8 @@ GEN_SRCS	:= scripts/sframe-gen.c $(GEN_LIB_SRCS)
 GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
-		   scripts/sframectl-daemon.c $(GEN_LIB_SRCS)
+		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
+		   $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 		   include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
@@ -164,7 +165,7 @@ sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
 
 bench:
-	scripts/qemu/run.sh x86_64 6.12 --tests "bench_exec.sh unwind_budget"
+	scripts/qemu/run.sh x86_64 6.12 --tests "bench_exec.sh bench_daemon.sh unwind_budget"
 
 bench-host: $(O)/bench-lookup
 	scripts/tests/bench-host.sh $(O)/bench-lookup

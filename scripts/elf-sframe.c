@@ -59,6 +59,9 @@ struct sfu_elf {
 
 #define SFU_BYTE_BITS	8
 #define SFU_BYTE_MASK	0xff
+/* ELF notes pad their name and descriptor to this many bytes. */
+#define SFU_NOTE_PAD		4ULL
+#define SFU_NOTE_ALIGN(n)	(((n) + SFU_NOTE_PAD - 1) & ~(SFU_NOTE_PAD - 1))
 
 /**
  * sfu_elf_rd() - read an ELF field in the file's byte order
@@ -205,6 +208,72 @@ const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
 		return sfu_in_file(f, off, *left) ? f->data + off : NULL;
 	}
 	return NULL;
+}
+
+/* The GNU build-id note in the @len bytes of notes at @p, or 0. */
+static size_t sfu_notes_build_id(bool big, const uint8_t *p, uint64_t len,
+				 uint8_t *id, size_t max)
+{
+	uint64_t namesz, descsz, pos = 0, name_at, desc_at;
+
+	while (len - pos >= sizeof(Elf64_Nhdr)) {
+		namesz = SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_namesz);
+		descsz = SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_descsz);
+		name_at = pos + sizeof(Elf64_Nhdr);
+		desc_at = name_at + SFU_NOTE_ALIGN(namesz);
+		if (desc_at > len || SFU_NOTE_ALIGN(descsz) > len - desc_at)
+			return 0;
+		if (SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_type) ==
+		    NT_GNU_BUILD_ID && namesz == sizeof(ELF_NOTE_GNU) &&
+		    !memcmp(p + name_at, ELF_NOTE_GNU, namesz) &&
+		    descsz && descsz <= max) {
+			memcpy(id, p + desc_at, descsz);
+			return descsz;
+		}
+		pos = desc_at + SFU_NOTE_ALIGN(descsz);
+	}
+	return 0;
+}
+
+/**
+ * sfu_elf_build_id() - the GNU build-id of a loaded ELF file
+ * @f: the file
+ * @id: where the build-id goes
+ * @max: room at @id
+ *
+ * Reads the PT_NOTE segments, as the kernel does for its own build-id
+ * checks.
+ *
+ * Return: the build-id's length, or 0 if the file has none that fits.
+ */
+size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
+{
+	uint64_t phoff, phnum, off, size, i;
+	const uint8_t *ph;
+	size_t n;
+	bool big;
+
+	if (f->size < sizeof(Elf64_Ehdr) || memcmp(f->data, ELFMAG, SELFMAG) ||
+	    f->data[EI_CLASS] != ELFCLASS64)
+		return 0;
+	big = f->data[EI_DATA] == ELFDATA2MSB;
+	phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
+	phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
+	if (!sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		ph = f->data + phoff + i * sizeof(Elf64_Phdr);
+		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_NOTE)
+			continue;
+		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset);
+		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
+		if (!sfu_in_file(f, off, size))
+			continue;
+		n = sfu_notes_build_id(big, f->data + off, size, id, max);
+		if (n)
+			return n;
+	}
+	return 0;
 }
 
 /**

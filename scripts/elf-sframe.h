@@ -40,5 +40,6 @@ int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob);
 bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len);
 const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
 				uint64_t *left);
+size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max);
 
 #endif /* _SCRIPTS_ELF_SFRAME_H */

@@ -10,14 +10,16 @@
  * ring buffer, and tells of overflow ("LOST EVENTS"): then it syncs.  For
  * each event it adds a sidecar for the mapped file, opened through
  * /proc/PID/map_files; the module applies it to the mapping that caused
- * the event, every other one, and every later one.
+ * the event, every other one, and every later one.  Sections come from
+ * the cache (sframectl-cache.c) when it has them, so a restarted daemon,
+ * or one that follows a module reload, does not parse a file again.
  *
  * The daemon keeps neither the device nor an event file open between
  * events, so the module can be unloaded under it.  When the event goes
  * away (rmmod), it waits; when it comes back (insmod, sidecars lost), it
  * enables it again and syncs.  Files that failed are not retried until
- * the daemon restarts.  SIGINT and SIGTERM end it and remove the
- * instance.
+ * they change (size or modification time) or the daemon restarts.
+ * SIGINT and SIGTERM end it and remove the instance.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +46,18 @@
 #define CTL_EVENT_FORMAT	"sframe_unwind_nosframe: pid=%d start=0x%lx " \
 				"end=0x%lx dev=%u:%u ino=%llu"
 #define CTL_READ_MAX		65536
+#define CTL_CLOCK		CTL_INSTANCE "/trace_clock"
+#define CTL_EVENT_NAME		" sframe_unwind_nosframe: "
+#define CTL_MS_PER_S		1e3
+#define CTL_US_PER_S		1e6
+#define CTL_NS_PER_S		1e9
+#define CTL_P99			0.99
+
+/* Event-to-registration latencies, for the report at the end. */
+struct ctl_lat {
+	double *ms;
+	size_t nr, cap;
+};
 
 /* Write @val to the event's enable file; false if there is none. */
 static bool ctl_event_set(const char *val)
@@ -95,10 +111,81 @@ static void ctl_resume(struct ctl_seen *seen)
 	fflush(stdout);
 }
 
-/* One line of trace_pipe: an event, a loss, or something else. */
-static void ctl_line(const char *line, struct ctl_seen *seen)
+static double ctl_now(void)
 {
-	const char *p = strstr(line, "sframe_unwind_nosframe: ");
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
+}
+
+/*
+ * The time stamp of an event line, "... 1234.567890: sframe_unwind_...",
+ * in seconds of the trace clock "mono" (CLOCK_MONOTONIC); 0 if none.
+ */
+static double ctl_stamp(const char *line, const char *ev)
+{
+	const char *p = ev;
+	double t;
+
+	while (p > line && p[-1] == ':')
+		p--;
+	while (p > line && p[-1] != ' ')
+		p--;
+	return sscanf(p, "%lf", &t) == 1 ? t : 0;
+}
+
+static void ctl_lat_add(struct ctl_lat *l, double ms)
+{
+	void *p;
+
+	if (l->nr == l->cap) {
+		p = realloc(l->ms, (l->cap ? 2 * l->cap : 64) * sizeof(*l->ms));
+		if (!p)
+			return;
+		l->ms = p;
+		l->cap = l->cap ? 2 * l->cap : 64;
+	}
+	l->ms[l->nr++] = ms;
+}
+
+static double ctl_secs(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / CTL_US_PER_S;
+}
+
+static int ctl_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* What the daemon did: latencies of its registrations, parsing CPU time. */
+static void ctl_report(struct ctl_lat *l)
+{
+	struct rusage ru;
+
+	if (l->nr) {
+		qsort(l->ms, l->nr, sizeof(*l->ms), ctl_cmp_double);
+		printf("daemon: %zu sidecars registered for events; event to registration: median %.1f ms, p99 %.1f ms, max %.1f ms\n",
+		       l->nr, l->ms[l->nr / 2],
+		       l->ms[(size_t)(CTL_P99 * (l->nr - 1))], l->ms[l->nr - 1]);
+	}
+	if (!getrusage(RUSAGE_CHILDREN, &ru))
+		printf("daemon: parsing children used %.2f s of CPU (%.2f user, %.2f system)\n",
+		       ctl_secs(&ru.ru_utime) + ctl_secs(&ru.ru_stime),
+		       ctl_secs(&ru.ru_utime), ctl_secs(&ru.ru_stime));
+	free(l->ms);
+}
+
+/* One line of trace_pipe: an event, a loss, or something else. */
+static void ctl_line(const char *line, struct ctl_seen *seen,
+		     struct ctl_lat *lat)
+{
+	const char *ev = strstr(line, CTL_EVENT_NAME);
+	const char *p = ev ? ev + 1 : NULL;
+	double stamp;
 	char mapped[96], name[CTL_PATH_MAX];
 	unsigned long start, end;
 	struct ctl_key k;
@@ -117,24 +204,26 @@ static void ctl_line(const char *line, struct ctl_seen *seen)
 	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end, &k.major,
 			 &k.minor, &k.ino) != 6)
 		return;
-	if (!ctl_seen_add(seen, &k))
-		return;
 	snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%lx-%lx", pid,
 		 start, end);
+	if (!ctl_key_stamp(&k, mapped) || !ctl_seen_add(seen, &k))
+		return;		/* gone already, or handled */
 	n = readlink(mapped, name, sizeof(name) - 1);
 	if (n <= 0)
-		return;		/* gone already; the next mapping tells again */
+		return;
 	name[n] = '\0';
 	dev = ctl_open_dev();
 	if (dev < 0)
 		return;
-	ctl_add_one(dev, mapped, name, 0, true);
+	stamp = ctl_stamp(line, ev);
+	if (ctl_add_one(dev, mapped, name, 0, true) == CTL_ADDED && stamp)
+		ctl_lat_add(lat, (ctl_now() - stamp) * CTL_MS_PER_S);
 	close(dev);
 }
 
 /* Read what trace_pipe has and handle each complete line. */
 static void ctl_drain(int pipe_fd, char *buf, size_t *len,
-		      struct ctl_seen *seen)
+		      struct ctl_seen *seen, struct ctl_lat *lat)
 {
 	char *line, *nl;
 	ssize_t n;
@@ -146,7 +235,7 @@ static void ctl_drain(int pipe_fd, char *buf, size_t *len,
 	buf[*len] = '\0';
 	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
-		ctl_line(line, seen);
+		ctl_line(line, seen, lat);
 	}
 	*len -= line - buf;
 	memmove(buf, line, *len);
@@ -157,10 +246,21 @@ static void ctl_drain(int pipe_fd, char *buf, size_t *len,
 
 static int ctl_instance(void)
 {
+	static const char mono[] = "mono";
+	int fd;
+
 	if (mkdir(CTL_INSTANCE, 0700) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s (is tracefs mounted at %s, and are you root?)\n",
 			ctl_prog, CTL_INSTANCE, strerror(errno), CTL_TRACEFS);
 		return -1;
+	}
+	/* Time stamps on CLOCK_MONOTONIC, to measure the latency. */
+	fd = open(CTL_CLOCK, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, mono, strlen(mono)) != (ssize_t)strlen(mono))
+			fprintf(stderr, "%s: %s: cannot set it; latencies are not measured\n",
+				ctl_prog, CTL_CLOCK);
+		close(fd);
 	}
 	return open(CTL_PIPE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
@@ -173,6 +273,7 @@ static int ctl_instance(void)
 int ctl_daemon(void)
 {
 	struct ctl_seen seen = { 0 };
+	struct ctl_lat lat = { 0 };
 	struct pollfd pfd[2];
 	size_t len = 0;
 	sigset_t stop;
@@ -203,7 +304,7 @@ int ctl_daemon(void)
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents)
-			ctl_drain(pfd[0].fd, buf, &len, &seen);
+			ctl_drain(pfd[0].fd, buf, &len, &seen, &lat);
 	}
 	ctl_event_set("0");
 	close(pfd[0].fd);
@@ -211,6 +312,7 @@ int ctl_daemon(void)
 	rmdir(CTL_INSTANCE);
 	ctl_seen_free(&seen);
 	free(buf);
+	ctl_report(&lat);
 	printf("daemon: stopped\n");
 	return 0;
 }

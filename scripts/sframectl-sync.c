@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sframectl.h"
@@ -38,6 +39,32 @@ bool ctl_parse_map(const char *line, struct ctl_map *m)
 }
 
 /**
+ * ctl_key_stamp() - add a file's size and modification time to its key
+ * @k: the key
+ * @path: the file (as /proc/PID/map_files names it)
+ *
+ * Return: false if the file cannot be reached.
+ */
+bool ctl_key_stamp(struct ctl_key *k, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return false;
+	k->size = st.st_size;
+	k->mtime_sec = st.st_mtim.tv_sec;
+	k->mtime_nsec = st.st_mtim.tv_nsec;
+	return true;
+}
+
+static bool ctl_key_equal(const struct ctl_key *a, const struct ctl_key *b)
+{
+	return a->major == b->major && a->minor == b->minor &&
+	       a->ino == b->ino && a->size == b->size &&
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
+}
+
+/**
  * ctl_seen_add() - note a file as handled
  * @s: the set
  * @k: the file
@@ -49,7 +76,7 @@ bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k)
 	size_t i;
 
 	for (i = 0; i < s->nr; i++)
-		if (!memcmp(&s->keys[i], k, sizeof(*k)))
+		if (ctl_key_equal(&s->keys[i], k))
 			return false;
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
@@ -104,11 +131,14 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 	if (!f)
 		return;		/* gone, or a kernel thread */
 	while (fgets(line, sizeof(line), f)) {
-		if (!ctl_parse_map(line, &m) || !ctl_seen_add(seen, &m.key))
+		if (!ctl_parse_map(line, &m))
 			continue;
 		/* The mapped file itself, even if its path was replaced. */
 		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
 			 pid, m.start, m.end);
+		if (!ctl_key_stamp(&m.key, mapped) ||
+		    !ctl_seen_add(seen, &m.key))
+			continue;
 		ctl_count(t, ctl_add_one(dev, mapped, m.path, 0, true));
 	}
 	fclose(f);
@@ -142,6 +172,9 @@ int ctl_sync(int dev, struct ctl_seen *seen)
 	closedir(proc);
 	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
 	       t.added, t.already, t.own, t.failed);
+	if (ctl_cache.dirfd >= 0)
+		printf("cache %s: %u sections loaded, %u stored so far\n",
+		       ctl_cache.dir, ctl_cache.hits, ctl_cache.stores);
 	return t.failed ? 1 : 0;
 }
 

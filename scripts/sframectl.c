@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,22 +52,27 @@
 #define CTL_CHILD_CPU_S		60
 #define CTL_CHILD_MEM		(2ULL << 30)
 #define CTL_NOBODY		65534
-/* The most a section may be: the module's default max_section_bytes. */
-#define CTL_SECTION_MAX		(64ULL << 20)
 /* The largest file the child reads. */
 #define CTL_FILE_MAX		(1ULL << 30)
 #define CTL_QUERY_MAX		4096
 /* Exit codes of the child besides 0 (a section follows) and 1 (failed). */
 #define CTL_CHILD_HAS_SFRAME	3
+/* What the parent tells the child once it knows the build-id. */
+#define CTL_CMD_GENERATE	'g'
+#define CTL_CMD_QUIT		'q'
+#define CTL_KIB_SHIFT		10
+/* The most --cache-max takes: 1 TiB. */
+#define CTL_CACHE_MAX_LIMIT	(1ULL << 40)
 
 const char *ctl_prog = "sframectl";
+struct ctl_cache ctl_cache = { .dirfd = -1 };
 
 static void ctl_print_usage(FILE *f)
 {
 	fputs("Usage: sframectl add [--replace] FILE...\n"
 	      "       sframectl del FILE... | --build-id HEX\n"
-	      "       sframectl sync\n"
-	      "       sframectl daemon\n"
+	      "       sframectl sync [--cache DIR] [--cache-max SIZE]\n"
+	      "       sframectl daemon [--cache DIR | --no-cache] [--cache-max SIZE]\n"
 	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
 }
@@ -137,18 +143,30 @@ static int ctl_slurp(int fd, struct sfu_file *f)
 	return n == (ssize_t)f->size ? 0 : -1;
 }
 
+/* A file's build-id, as the child found it. */
+struct ctl_id {
+	u32 len;
+	u8 bytes[SFRAME_UNWIND_BUILD_ID_MAX];
+};
+
 /*
- * Child: read the file, give up privileges, take limits, then parse and
- * generate; the section goes to @out.
+ * Child: read the file, give up privileges, take limits, then tell the
+ * file's build-id on @out; if the parent answers CTL_CMD_GENERATE on @in
+ * (its cache has no section for it), parse and generate; the section
+ * goes to @out.
  */
-static void ctl_child(int fd, int out, const char *name)
+static void ctl_child(int fd, int out, int in, const char *name)
 {
+	/* Shared rows: the section lives in the module's memory only. */
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
-			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name };
+			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
+			      .share_rows = true };
 	struct rlimit cpu = { CTL_CHILD_CPU_S, CTL_CHILD_CPU_S };
 	struct rlimit mem = { CTL_CHILD_MEM, CTL_CHILD_MEM };
+	struct ctl_id id;
 	struct sfu_file f;
 	u64 len, vaddr;
+	char cmd;
 	u8 *buf;
 	int ret;
 
@@ -165,6 +183,13 @@ static void ctl_child(int fd, int out, const char *name)
 		perror("sframectl: limits");
 		_exit(1);
 	}
+	memset(&id, 0, sizeof(id));
+	id.len = sfu_elf_build_id(&f, id.bytes, sizeof(id.bytes));
+	if (write(out, &id, sizeof(id)) != sizeof(id) ||
+	    read(in, &cmd, 1) != 1)
+		_exit(1);
+	if (cmd != CTL_CMD_GENERATE)
+		_exit(0);
 	ret = gen_section(&o, &f, &buf, &len, &vaddr);
 	if (ret == -EEXIST)
 		_exit(CTL_CHILD_HAS_SFRAME);
@@ -189,55 +214,121 @@ static int ctl_read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/*
- * The section for the file open at @fd, made by a child; 0, -EEXIST if
- * the file has SFrame of its own, or -1.
- */
-static int ctl_generate(int fd, const char *name, u8 **bufp, u64 *lenp,
-			u64 *vaddrp)
+/* The section the child generates, read from @in; 0 or -1. */
+static int ctl_receive(int in, u8 **bufp, u64 *lenp, u64 *vaddrp)
 {
-	int pipefd[2], status, ret = -1;
-	u8 *buf = NULL;
+	u8 *buf;
+
+	if (ctl_read_all(in, vaddrp, sizeof(*vaddrp)) ||
+	    ctl_read_all(in, lenp, sizeof(*lenp)) || !*lenp ||
+	    *lenp > CTL_SECTION_MAX)
+		return -1;
+	buf = malloc(*lenp);
+	if (!buf)
+		return -1;
+	if (ctl_read_all(in, buf, *lenp)) {
+		free(buf);
+		return -1;
+	}
+	*bufp = buf;
+	return 0;
+}
+
+/* 0 if the child ended well, -EEXIST if it found SFrame, else -1. */
+static int ctl_reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	if (WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
+		return -EEXIST;
+	return WEXITSTATUS(status) ? -1 : 0;
+}
+
+/*
+ * Talk to the child of pid @pid: its build-id in @id, then the section
+ * from the cache or from the child.
+ */
+static int ctl_converse(pid_t pid, int in, int out, struct ctl_id *id,
+			u8 **bufp, u64 *lenp, u64 *vaddrp)
+{
+	char cmd = CTL_CMD_GENERATE;
+	int ret, reaped;
+	bool hit;
+
+	if (ctl_read_all(in, id, sizeof(*id)) ||
+	    id->len > sizeof(id->bytes)) {
+		cmd = CTL_CMD_QUIT;
+		if (write(out, &cmd, 1) != 1)
+			kill(pid, SIGKILL);
+		ctl_reap(pid);
+		return -1;
+	}
+	hit = !ctl_cache_load(&ctl_cache, id->bytes, id->len, bufp, lenp,
+			      vaddrp);
+	if (hit)
+		cmd = CTL_CMD_QUIT;
+	ret = write(out, &cmd, 1) == 1 ? 0 : -1;
+	if (!hit && !ret)
+		ret = ctl_receive(in, bufp, lenp, vaddrp);
+	reaped = ctl_reap(pid);
+	if (reaped == -EEXIST)
+		ret = -EEXIST;
+	else if (hit)
+		ret = 0;	/* the child had nothing more to do */
+	else if (reaped)
+		ret = -1;	/* the child failed: trust nothing it wrote */
+	if (!hit && !ret)
+		ctl_cache_store(&ctl_cache, id->bytes, id->len, *bufp, *lenp,
+				*vaddrp);
+	if (ret && !hit && *bufp) {
+		free(*bufp);
+		*bufp = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The section for the file open at @fd, from the cache or made by a
+ * child, and the file's build-id; 0, -EEXIST if the file has SFrame of
+ * its own, or -1.
+ */
+static int ctl_generate(int fd, const char *name, struct ctl_id *id,
+			u8 **bufp, u64 *lenp, u64 *vaddrp)
+{
+	int up[2], down[2], ret = -1;
 	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC))
+	*bufp = NULL;
+	if (pipe2(up, O_CLOEXEC))
 		return -1;
+	if (pipe2(down, O_CLOEXEC))
+		goto close_up;
 	fflush(NULL);
 	pid = fork();
 	if (!pid) {
-		close(pipefd[0]);
-		ctl_child(fd, pipefd[1], name);
+		close(up[0]);
+		close(down[1]);
+		ctl_child(fd, up[1], down[0], name);
 	}
-	close(pipefd[1]);
-	if (pid < 0)
-		goto close_pipe;
-	if (!ctl_read_all(pipefd[0], vaddrp, sizeof(*vaddrp)) &&
-	    !ctl_read_all(pipefd[0], lenp, sizeof(*lenp)) &&
-	    *lenp && *lenp <= CTL_SECTION_MAX) {
-		buf = malloc(*lenp);
-		if (buf && !ctl_read_all(pipefd[0], buf, *lenp))
-			ret = 0;
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
-		if (WIFEXITED(status) &&
-		    WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
-			ret = -EEXIST;
-		else
-			ret = -1;
-	}
-	if (ret) {
-		free(buf);
-		buf = NULL;
-	}
-	*bufp = buf;
-close_pipe:
-	close(pipefd[0]);
+	close(up[1]);
+	close(down[0]);
+	up[1] = down[0] = -1;
+	if (pid > 0)
+		ret = ctl_converse(pid, up[0], down[1], id, bufp, lenp,
+				   vaddrp);
+	close(down[1]);
+close_up:
+	close(up[0]);
+	if (up[1] >= 0)
+		close(up[1]);
 	return ret;
 }
 
 static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
-			  const u8 *buf, u64 len, u64 vaddr)
+			  const struct ctl_id *id, const u8 *buf, u64 len,
+			  u64 vaddr)
 {
 	struct sframe_unwind_file a = {
 		.size = sizeof(a),
@@ -248,6 +339,11 @@ static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
 		.sframe_len = len,
 	};
 
+	/* The kernel checks that the file it sees has this build-id. */
+	if (id && id->len) {
+		a.build_id_len = id->len;
+		memcpy(a.build_id, id->bytes, id->len);
+	}
 	return ioctl(dev, cmd, &a) ? -errno : 0;
 }
 
@@ -267,6 +363,7 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	enum ctl_result res = CTL_FAILED;
 	u64 len = 0, vaddr = 0;
+	struct ctl_id id;
 	struct stat st;
 	u8 *buf;
 	int ret;
@@ -276,7 +373,7 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			fd < 0 ? strerror(errno) : "not a regular file");
 		goto close_fd;
 	}
-	ret = ctl_generate(fd, name, &buf, &len, &vaddr);
+	ret = ctl_generate(fd, name, &id, &buf, &len, &vaddr);
 	if (ret == -EEXIST) {
 		if (!quiet)
 			printf("%s: has SFrame of its own\n", name);
@@ -288,8 +385,8 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			ctl_prog, name);
 		goto close_fd;
 	}
-	ret = ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags, buf,
-			     len, vaddr);
+	ret = ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags, &id,
+			     buf, len, vaddr);
 	free(buf);
 	if (ret == -EEXIST && !(flags & SFRAME_UNWIND_REPLACE) && quiet) {
 		res = CTL_ALREADY;
@@ -381,7 +478,7 @@ static int ctl_del(int dev, int argc, char **argv)
 		fd = open(argv[i], O_RDONLY | O_CLOEXEC);
 		ret = fd < 0 ? -errno :
 		      ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, fd, 0,
-				     NULL, 0, 0);
+				     NULL, NULL, 0, 0);
 		if (fd >= 0)
 			close(fd);
 		if (ret) {
@@ -589,6 +686,60 @@ static int ctl_list(int dev, int argc, char **argv)
 			  ctl_list_pid(dev, pid, json);
 }
 
+/* A size in bytes, with an optional K, M or G; 0 if it is not one. */
+static u64 ctl_parse_size(const char *arg)
+{
+	static const char units[] = "KMG";
+	unsigned long long n;
+	const char *u;
+	char *end;
+
+	n = strtoull(arg, &end, 0);
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || !*u || end[1])
+			return 0;
+		n <<= CTL_KIB_SHIFT * (u - units + 1);
+	}
+	return n <= CTL_CACHE_MAX_LIMIT ? n : 0;
+}
+
+/*
+ * --cache DIR, --no-cache and --cache-max SIZE of sync and daemon; the
+ * cache is on by default (in CTL_CACHE_DIR) for the daemon only.
+ */
+static void ctl_cache_args(int argc, char **argv, bool on)
+{
+	static const struct option opts[] = {
+		{ "cache", required_argument, NULL, 'c' },
+		{ "no-cache", no_argument, NULL, 'n' },
+		{ "cache-max", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	u64 max = CTL_CACHE_MAX;
+	const char *dir = CTL_CACHE_DIR;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'c') {
+			dir = optarg;
+			on = true;
+		} else if (c == 'n') {
+			on = false;
+		} else if (c == 'm') {
+			max = ctl_parse_size(optarg);
+			if (!max)
+				ctl_usage();
+		} else {
+			ctl_usage();
+		}
+	}
+	if (optind != argc)
+		ctl_usage();
+	if (on)
+		ctl_cache_open(&ctl_cache, dir, max);
+}
+
 int main(int argc, char **argv)
 {
 	struct ctl_seen seen = { 0 };
@@ -606,8 +757,12 @@ int main(int argc, char **argv)
 		printf("sframectl (sframe-unwind) %s\n", SFU_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "daemon"))
-		return argc == 2 ? ctl_daemon() : (ctl_usage(), 1);
+	if (!strcmp(cmd, "daemon")) {
+		ctl_cache_args(argc - 1, argv + 1, true);
+		ret = ctl_daemon();
+		ctl_cache_close(&ctl_cache);
+		return ret;
+	}
 	if (strcmp(cmd, "add") && strcmp(cmd, "del") && strcmp(cmd, "sync") &&
 	    strcmp(cmd, "list"))
 		ctl_usage();
@@ -618,11 +773,13 @@ int main(int argc, char **argv)
 		ret = ctl_add(dev, argc - 1, argv + 1);
 	else if (!strcmp(cmd, "del"))
 		ret = ctl_del(dev, argc - 1, argv + 1);
-	else if (!strcmp(cmd, "sync"))
-		ret = argc == 2 ? ctl_sync(dev, &seen) : (ctl_usage(), 1);
-	else
+	else if (!strcmp(cmd, "sync")) {
+		ctl_cache_args(argc - 1, argv + 1, false);
+		ret = ctl_sync(dev, &seen);
+	} else
 		ret = ctl_list(dev, argc - 1, argv + 1);
 	ctl_seen_free(&seen);
+	ctl_cache_close(&ctl_cache);
 	close(dev);
 	return ret;
 }

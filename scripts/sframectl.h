@@ -13,13 +13,22 @@
 
 #define CTL_PATH_MAX		4096
 #define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
+/* The most a section may be: the module's default max_section_bytes. */
+#define CTL_SECTION_MAX		(64ULL << 20)
+#define CTL_CACHE_DIR		"/var/cache/sframe-unwind"
+#define CTL_CACHE_MAX		(256ULL << 20)
 
 extern const char *ctl_prog;
 
-/* A file, as /proc/PID/maps and the trace event name it. */
+/*
+ * A file, as /proc/PID/maps and the trace event name it, and its size and
+ * modification time: a file that changes is a new file to sframectl, so
+ * one whose section could not be made is tried again once it changes.
+ */
 struct ctl_key {
 	unsigned int major, minor;
 	unsigned long long ino;
+	long long size, mtime_sec, mtime_nsec;
 };
 
 /* One executable file mapping, as /proc/PID/maps shows it. */
@@ -35,6 +44,16 @@ struct ctl_seen {
 	size_t nr, cap;
 };
 
+/* The sidecar cache (sframectl-cache.c); off while dirfd < 0. */
+struct ctl_cache {
+	int dirfd;
+	const char *dir;
+	u64 max_bytes;
+	unsigned int hits, stores;
+};
+
+extern struct ctl_cache ctl_cache;
+
 enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED };
 
 struct ctl_tally {
@@ -45,10 +64,18 @@ int ctl_open_dev(void);
 enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
+bool ctl_key_stamp(struct ctl_key *k, const char *path);
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
 void ctl_count(struct ctl_tally *t, enum ctl_result res);
 int ctl_sync(int dev, struct ctl_seen *seen);
 int ctl_daemon(void);
+
+int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes);
+void ctl_cache_close(struct ctl_cache *c);
+int ctl_cache_load(struct ctl_cache *c, const u8 *id, size_t id_len,
+		   u8 **bufp, u64 *lenp, u64 *vaddrp);
+void ctl_cache_store(struct ctl_cache *c, const u8 *id, size_t id_len,
+		     const u8 *buf, u64 len, u64 vaddr);
 
 #endif /* _SCRIPTS_SFRAMECTL_H */

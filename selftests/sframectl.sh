@@ -19,6 +19,11 @@
 #                 does list -p --json, read by python3's json)
 #   after         the same perf record: at least 95% of the samples reach
 #                 main
+#   ftrace        python3 calls getppid(): ftrace's userstacktrace (8
+#                 frames, FTRACE_STACK_ENTRIES) has libc's wrapper and then
+#                 python3's frames; the module's own stack event of the
+#                 same calls (request_at on the system call) goes on
+#                 through python3's main into libc's start code
 #   listing       list --sidecars --json names libc's build-id; del
 #                 --build-id drops it
 #   errors        without privileges, and without the module, sframectl
@@ -26,8 +31,28 @@
 #   daemon        sframectl daemon follows new mappings: a python3 run it
 #                 sees for the first time (cold, reported), then a second
 #                 run: at least 95% reach main; rmmod works under it, and
-#                 after insmod it turns its event on again and the runs
-#                 reach main again; SIGTERM stops it cleanly
+#                 after insmod it turns its event on again, takes the
+#                 sections from its cache, and the runs reach main again;
+#                 SIGTERM stops it cleanly
+#   programs      Debian's perl, gzip and bash, CPU-bound, recorded before
+#                 any sidecar (at most 20% reach main) and with the daemon:
+#                 a first (cold, reported) and a second run, at least 95%
+#   copies        two copies of gzip (one build-id): both get sidecars,
+#                 the section is kept once (stats: sidecars_sharing)
+#   racing        processes load and unload a library (and one loads it
+#                 and keeps it) while add --replace and del run on it again
+#                 and again: the holder ends with the sidecar, the module's
+#                 memory goes back to where it was, nothing warns; the
+#                 daemon restarted finds every file registered already; a
+#                 daemon stopped while its ring buffer overflows reports
+#                 the lost events when it goes on, and syncs
+#   failures      a program without .eh_frame fails once and is not tried
+#                 again when it runs again, but is once it changes
+#   cache         a read-only cache directory (the root at /host is
+#                 read-only) is reported and sync goes on without it; the
+#                 daemon's cache holds libc's section under its build-id;
+#                 a corrupted entry is found, removed and made again;
+#                 --cache-max bounds the directory
 # Leaves the module loaded and no sidecar registered.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -41,21 +66,25 @@ python=/usr/bin/python3		# Debian's, not a wrapper the PATH may name
 secs=3
 # Under s390x's emulation python3's start (exec, ld.so, imports: samples
 # that cannot reach main yet) takes seconds; a longer run keeps it small.
-[ "$(uname -m)" = s390x ] && secs=8
+# perl, gzip and bash: longer runs, so that their start (exec, ld.so,
+# files read over 9p under TCG), before main, stays a small share.
+psecs=6
+[ "$(uname -m)" = s390x ] && secs=8 psecs=8
 
 in_host() {
 	chroot /host "$@"
 }
 
-# share RUN: "reaching total" over the python3 samples of RUN.
+# share RUN [COMM]: "reaching total" over the samples of RUN whose
+# command is COMM (default python3).
 share() {
 	in_host perf script -i "/tmp/perf.$1.data" -F comm,ip,sym,dso 2> /dev/null |
-	awk '
+	awk -v want="^${2:-python3}" '
 		/^[^ \t]/ { if (n) done(); n = 0; s = ""; comm = $1; reach = 0; next }
 		/^[ \t]*$/ { if (n) done(); n = 0; next }
 		{ n++; if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/) reach = 1; s = s " " $2 }
 		function done() {
-			if (comm !~ /^python3/)
+			if (comm !~ want)
 				return
 			total++
 			good += reach
@@ -73,6 +102,180 @@ record() {
 		-o "/tmp/perf.$1.data" "$python" "$script" "$secs" \
 		> "$out.$1.log" 2>&1 || { sed 's/^/# /' "$out.$1.log"; return 1; }
 	share "$1"
+}
+
+# record_prog RUN COMM CMD...: perf record -g of CMD in the chroot;
+# prints "reaching total" over the samples of COMM.
+record_prog() {
+	local run=$1 comm=$2
+
+	shift 2
+	rm -f "/host/tmp/perf.$run.data"
+	in_host perf record -q -e cpu-clock -F 499 -g \
+		-o "/tmp/perf.$run.data" "$@" > "$out.$run.log" 2>&1 ||
+		{ sed 's/^/# /' "$out.$run.log"; return 1; }
+	share "$run" "$comm"
+}
+
+# Debian's perl, gzip and bash, each busy in its own code for $secs.
+perl_run() {
+	record_prog "$1" perl /usr/bin/perl -e \
+		'sub f { my $n = shift; $n < 2 ? $n : f($n - 1) + f($n - 2) }
+		 my $end = time + $ARGV[0]; f(16) while time < $end' "$psecs"
+}
+
+gzip_run() {
+	# One long gzip: its start (exec, ld.so), which no stack that reaches
+	# main can cover, stays a small share.
+	record_prog "$1" gzip /bin/sh -c \
+		'timeout "$1" /bin/gzip -9 -c /tmp/sfu_data > /dev/null; exit 0' \
+		sh "$psecs"
+}
+
+bash_run() {
+	# shellcheck disable=SC2016  # for the recorded bash
+	record_prog "$1" bash /bin/bash -c \
+		'end=$((SECONDS + $1)); i=0; while [ "$SECONDS" -lt "$end" ]; do
+			i=$((i + 1)); done' bash "$psecs"
+}
+
+# ftrace_python: python3 calls getppid() 20 times under ftrace, with
+# userstacktrace on and the module's request_at on the system call; then
+# every stack is written as one letter per frame, L in libc, P in python3,
+# O elsewhere mapped, ? not mapped (from python3's own maps), to
+# $out.ustack (userstacktrace) and $out.ustack.ev (the module's event).
+ftrace_python() {
+	local fn pid
+
+	fn=$(awk '$3 ~ /^(__x64_sys_getppid|__arm64_sys_getppid|__s390x_sys_getppid|__se_sys_getppid)$/ { print $3; exit }' /proc/kallsyms)
+	[ -n "$fn" ] || { echo "# no getppid system call function"; return 1; }
+	echo > "$tracefs/trace"
+	echo 1 > "$tracefs/options/userstacktrace"
+	echo "$fn" > "$dbg/request_at" || return 1
+	echo 1 > "$tracefs/events/sframe_unwind/sframe_unwind_stack/enable"
+	echo 1 > "$tracefs/events/sframe_unwind/sframe_unwind_request/enable"
+	in_host "$python" -c '
+import os, sys
+print(os.getpid(), flush=True)
+for i in range(20):
+    os.getppid()
+sys.stdout.write(open("/proc/self/maps").read())' > "$out.ftrace.run"
+	echo none > "$dbg/request_at"
+	echo 0 > "$tracefs/events/sframe_unwind/enable"
+	echo 0 > "$tracefs/options/userstacktrace"
+	pid=$(head -1 "$out.ftrace.run")
+	awk -v pid="$pid" "$awk_hex"'
+		function cls(a,   i) {
+			for (i = 0; i < n; i++)
+				if (a >= lo[i] && a < hi[i])
+					return what[i]
+			return "?"
+		}
+		function flush() {
+			if (on && k)
+				print s > ustack
+			on = k = 0
+			s = ""
+		}
+		BEGIN { ustack = ARGV[3] ".ustack"; ev = ARGV[3] ".ustack.ev"; ARGV[3] = "" }
+		FNR == NR {
+			if (FNR == 1 || NF < 6)
+				next
+			split($1, r, "-")
+			lo[n] = hex(r[1]); hi[n] = hex(r[2])
+			what[n] = $6 ~ /\/libc\.so\.6$/ ? "L" : $6 ~ /\/python3[.0-9]*$/ ? "P" : "O"
+			n++
+			next
+		}
+		/<user stack trace>/ { flush(); on = ($1 ~ ("-" pid "$")); next }
+		/^ => / {
+			v = $0
+			if (on && sub(/.*</, "", v) && sub(/>.*/, "", v)) {
+				s = s cls(hex(v)); k++
+			}
+			next
+		}
+		{ flush() }
+		/sframe_unwind_stack: / && $1 ~ ("-" pid "$") {
+			v = $0
+			sub(/.* pcs=\{/, "", v); sub(/\}.*/, "", v)
+			t = ""
+			m = split(v, p, ",")
+			for (i = 1; i <= m; i++)
+				t = t cls(hex(p[i]))
+			print t > ev
+		}
+		END { flush() }' "$out.ftrace.run" "$tracefs/trace" "$out"
+	touch "$out.ustack" "$out.ustack.ev"
+	sort "$out.ustack" | uniq -c | sed 's/^ */# userstacktrace: /'
+	sort "$out.ustack.ev" | uniq -c | sed 's/^ */# module event: /'
+}
+
+# matching FILE REGEX: "matching total" over the lines of FILE.
+matching() {
+	echo "$(grep -cE "$2" "$1") $(grep -c . "$1")"
+}
+
+# race_maps SECS: python3 loads /tmp/sfu_target.so (a copy of libz) and
+# unloads it again (dlopen, dlclose) and again for SECS.
+race_maps() {
+	in_host "$python" -c '
+import ctypes, _ctypes, sys, time
+end = time.time() + float(sys.argv[1])
+while time.time() < end:
+    _ctypes.dlclose(ctypes.CDLL("/tmp/sfu_target.so")._handle)' "$1"
+}
+
+# race_add N: add --replace and del of /tmp/sfu_target.so, N times each.
+race_add() {
+	local i=0
+
+	while [ "$i" -lt "$1" ]; do
+		in_host "$ctl" add --replace /tmp/sfu_target.so > /dev/null 2>&1
+		in_host "$ctl" del /tmp/sfu_target.so > /dev/null 2>&1
+		i=$((i + 1))
+	done
+}
+
+# holder_has_sidecar PID: PID's mapping of /tmp/sfu_target.so is a
+# sidecar.
+holder_has_sidecar() {
+	in_host "$ctl" list -p "$1" > "$out.holder" 2>&1
+	grep -Eq ' sidecar .*/sfu_target\.so$' "$out.holder" && return 0
+	sed 's/^/# holder: /' "$out.holder"
+	return 1
+}
+
+# shared_once: two sidecars, one using the other's bytes, counted once.
+shared_once() {
+	local bytes
+
+	bytes=$(sed -n 's/.*registered \([0-9]*\) bytes.*/\1/p' "$out.copies" | head -1)
+	grep -E "^(sidecars|sidecar_bytes|sidecars_sharing) " "$dbg/stats" | sed 's/^/# /'
+	[ "$(stat_of sidecars)" -eq 2 ] &&
+		[ "$(stat_of sidecars_sharing)" -eq 1 ] &&
+		[ "$(stat_of sidecar_bytes)" -eq "${bytes:-0}" ]
+}
+
+# mem_back BYTES: the module's memory returns to BYTES within 5 seconds.
+mem_back() {
+	local i=0 m
+
+	while [ "$i" -lt 50 ]; do
+		m=$(stat_of memory_bytes)
+		[ "$m" -eq "$1" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# module memory: $1 bytes before the race, $m after"
+	grep -E "^(mms|sections|sidecars|sidecar_bytes) " "$dbg/stats" | sed 's/^/# /'
+	return 1
+}
+
+# lost_and_synced: the daemon reported lost events and synced.
+lost_and_synced() {
+	wait_log 300 "^daemon: events lost; syncing" &&
+		wait_log 300 "^sync: " 2
 }
 
 # percent GOOD TOTAL
@@ -131,7 +334,32 @@ not_listed() {
 }
 
 synced() {
-	in_host "$ctl" sync > "$out.sync" 2>&1
+	in_host "$ctl" sync --cache /var/cache/sframe-unwind > "$out.sync" 2>&1
+}
+
+# failed_times N: the daemon said N times that sfu_noeh has no section.
+failed_times() {
+	wait_log 50 "sfu_noeh: no section made" "$1" &&
+		[ "$(grep -c "sfu_noeh: no section made" "$out.daemon")" -eq "$1" ]
+}
+
+# run_noeh: run the program without .eh_frame; wait until it is gone.
+run_noeh() {
+	in_host /tmp/sfu_noeh
+}
+
+cache_loaded() {
+	wait_log 300 "^cache /tmp/sfu-cache: [1-9][0-9]* sections loaded"
+}
+
+# cache_bounded DIR BYTES: DIR holds entries, and at most BYTES of them.
+cache_bounded() {
+	local n total
+
+	n=$(find "$1" -name '*.sframe' | wc -l)
+	total=$(find "$1" -name '*.sframe' -exec cat {} + | wc -c)
+	echo "# $1: $n entries, $total bytes"
+	[ "$n" -ge 1 ] && [ "$total" -le "$2" ]
 }
 
 resync_finds_all() {
@@ -183,12 +411,29 @@ else
 		at_most "$before_good" "$before_total" 20
 fi
 
+# Debian's perl, gzip and bash before any sidecar.
+seq 1 3000000 > /host/tmp/sfu_data
+for prog in perl gzip bash; do
+	# shellcheck disable=SC2046
+	set -- $("${prog}_run" "before-$prog")
+	echo "# $prog before: ${1:-0} of ${2:-0} samples reach main ($(percent "${1:-0}" "${2:-0}")%)"
+	if [ "$(uname -m)" = aarch64 ]; then
+		skip "$prog before sframectl: at most 20% reach main" \
+			"Debian's arm64 code keeps frame records"
+	else
+		check "$prog before sframectl: recorded, at most 20% of its samples reach main" \
+			at_most "${1:-0}" "${2:-0}" 20
+	fi
+done
+
 # chroot execs python3: the sleeper's pid is python3's.
 chroot /host "$python" -c 'import time; time.sleep(60)' &
 sleeper=$!
 sleep 1
 check "sframectl sync exits 0" synced
 sed 's/^/# /' "$out.sync"
+check "a cache on a read-only /var: sync says so and goes on without it" \
+	grep -q "^sframectl: cache /var/cache/sframe-unwind: Read-only file system; going on without a cache" "$out.sync"
 check "sframectl sync registers files" \
 	grep -q "^sync: [1-9][0-9]* files registered" "$out.sync"
 in_host "$ctl" list -p "$sleeper" > "$out.list" 2>&1
@@ -207,6 +452,23 @@ grep -E "^(perf_walks|sample_faults|lookups|lookup_hits) " "$dbg/stats" | sed 's
 echo "# after: $good of $total python3 samples reach main ($(percent "$good" "$total")%)"
 check "after sframectl sync: at least 95% of python3's samples reach main" \
 	at_least "$good" "$total" 95
+
+ftrace_python
+if grep -Eq ' [Tt] stack_trace_save_user$' /proc/kallsyms; then
+	# shellcheck disable=SC2046
+	set -- $(matching "$out.ustack" '^LP{7}$')
+	echo "# userstacktrace: $1 of $2 stacks are libc's getppid() then 7 python3 frames"
+	check "ftrace userstacktrace of python3's getppid(): libc's wrapper, then python3 (at least 18 of 20)" \
+		[ "$1" -ge 18 ]
+else
+	skip "ftrace userstacktrace of python3's getppid()" \
+		"this kernel lacks CONFIG_USER_STACKTRACE_SUPPORT (no stack_trace_save_user)"
+fi
+# shellcheck disable=SC2046
+set -- $(matching "$out.ustack.ev" '^LP+L+P?$')
+echo "# module event: $1 of $2 stacks go from libc's getppid() through python3 to main and libc's start code"
+check "the module's stack event of the same calls reaches main (at least 18 of 20)" \
+	[ "$1" -ge 18 ]
 
 check "sframectl sync again: every file already registered" resync_finds_all
 
@@ -231,9 +493,18 @@ check "without the module: sframectl says to load it" \
 load
 check "module loaded again" loaded
 
+# Two copies of one file (one build-id, the same section): kept once.
+cp /host/bin/gzip /host/tmp/sfu_gzip_copy
+in_host "$ctl" add /bin/gzip /tmp/sfu_gzip_copy > "$out.copies" 2>&1
+sed 's/^/# /' "$out.copies"
+check "two copies of gzip: both registered, the section kept once" shared_once
+in_host "$ctl" del /bin/gzip /tmp/sfu_gzip_copy > /dev/null 2>&1
+check "... and both dropped" [ "$(stat_of sidecars)" -eq 0 ]
+rm -f /host/tmp/sfu_gzip_copy
+
 # The daemon: it follows new mappings without SFrame from now on.
 # chroot execs sframectl: the pid is the daemon's.
-chroot /host "$ctl" daemon > "$out.daemon" 2>&1 &
+chroot /host "$ctl" daemon --cache /tmp/sfu-cache > "$out.daemon" 2>&1 &
 daemon=$!
 check "sframectl daemon starts" wait_log 50 "^daemon: following"
 
@@ -246,10 +517,34 @@ good=${1:-0} total=${2:-0}
 echo "# warm: $good of $total reach main ($(percent "$good" "$total")%)"
 check "with the daemon, a second run: at least 95% of the samples reach main" \
 	at_least "$good" "$total" 95
+for prog in perl gzip bash; do
+	# shellcheck disable=SC2046
+	set -- $("${prog}_run" "cold-$prog")
+	echo "# $prog cold (the daemon sees it for the first time): ${1:-0} of ${2:-0} reach main ($(percent "${1:-0}" "${2:-0}")%)"
+	# shellcheck disable=SC2046
+	set -- $("${prog}_run" "warm-$prog")
+	echo "# $prog warm: ${1:-0} of ${2:-0} reach main ($(percent "${1:-0}" "${2:-0}")%)"
+	check "$prog with the daemon, a second run: at least 95% of the samples reach main" \
+		at_least "${1:-0}" "${2:-0}" 95
+done
+check "the cache holds libc's section under its build-id" \
+	test -s "/host/tmp/sfu-cache/$libc_id.sframe"
+
+cp "$dir/../bin/sfu_noeh" /host/tmp/sfu_noeh
+run_noeh
+check "a program without .eh_frame: the daemon fails on it once" \
+	failed_times 1
+run_noeh
+check "... and does not try it again when it runs again" failed_times 1
+touch /host/tmp/sfu_noeh
+run_noeh
+check "... but does once it has changed" failed_times 2
 
 check "rmmod while the daemon runs" unload
 load
 check "the daemon turns its event on again after insmod" daemon_resumed
+check "... and takes the sections from its cache" cache_loaded
+grep "^cache " "$out.daemon" | tail -1 | sed 's/^/# /'
 record rewarm > /dev/null
 # shellcheck disable=SC2046
 set -- $(record reload)
@@ -264,8 +559,78 @@ sed 's/^/# daemon: /' "$out.daemon" | grep -v "registered" | tail -5
 check "SIGTERM stops the daemon (exit $rc) and removes its trace instance" \
 	eval_stopped "$rc"
 
+# Restarted, the daemon finds every file registered already.
+chroot /host "$ctl" daemon --cache /tmp/sfu-cache > "$out.daemon" 2>&1 &
+daemon=$!
+check "the daemon restarted: its sync finds every file registered already" \
+	wait_log 300 "^sync: 0 files registered, [1-9][0-9]* already"
+
+# Overflow: stopped, with a one-page ring buffer, while hundreds of
+# mappings without SFrame are made; when it goes on it says so and syncs.
+kill -STOP "$daemon"
+echo 4 > "$tracefs/instances/sframectl/buffer_size_kb"
+i=0
+while [ "$i" -lt 200 ]; do
+	in_host /tmp/sfu_noeh &
+	i=$((i + 1))
+done
+sleep 1
+kill -CONT "$daemon"
+check "a ring buffer overflow: the daemon reports lost events and syncs" \
+	lost_and_synced
+kill -TERM "$daemon"
+wait "$daemon"
+sleep 3		# the programs of the overflow are gone
+
+# Racing: mappings made and removed while the sidecar comes and goes.
+in_host sh -c 'cp "$(readlink -f /usr/lib/*-linux-gnu/libz.so.1)" /tmp/sfu_target.so'
+mem0=$(stat_of memory_bytes)
+race_maps 8 &
+r1=$!
+race_maps 8 &
+r2=$!
+race_add 15
+# chroot execs python3: the holder's pid is python3's.
+chroot /host "$python" -c '
+import ctypes, time
+ctypes.CDLL("/tmp/sfu_target.so")
+time.sleep(30)' &
+holder=$!
+sleep 0.5
+in_host "$ctl" add --replace /tmp/sfu_target.so > "$out.race" 2>&1
+sleep 2
+check "racing add/del and dlopen/dlclose: a process holding the library has the sidecar" \
+	holder_has_sidecar "$holder"
+wait "$r1" "$r2"
+kill "$holder" 2> /dev/null
+wait "$holder" 2> /dev/null
+in_host "$ctl" del /tmp/sfu_target.so > /dev/null 2>&1
+check "... and the module's memory is back to where it was" mem_back "$mem0"
+rm -f /host/tmp/sfu_target.so
+
+# A damaged entry: found on load, removed, made again.
+entry=/host/tmp/sfu-cache/$libc_id.sframe
+size=$(wc -c < "$entry")
+printf 'XXXXXXXXXXXXXXXX' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+unload
+load
+chroot /host "$ctl" daemon --cache /tmp/sfu-cache > "$out.daemon" 2>&1 &
+daemon=$!
+check "a damaged cache entry is found and removed" \
+	wait_log 300 "cache /tmp/sfu-cache/$libc_id.sframe: not a valid entry; removed"
+check "... and made again" wait_log 300 "^cache /tmp/sfu-cache: .* [1-9][0-9]* stored"
+kill -TERM "$daemon"
+wait "$daemon"
+check "the daemon's sync registered libc again" \
+	grep -Eq "libc\.so\.6: registered" "$out.daemon"
+
+in_host "$ctl" sync --cache /tmp/sfu-small --cache-max 200K > "$out.small" 2>&1
+check "--cache-max 200K: the cache holds entries, at most 200 KiB" \
+	cache_bounded /host/tmp/sfu-small 204800
+
 # Leave no sidecar behind: they go with the module.
 unload
 load
-rm -f "/host$ctl" "/host$script" /host/tmp/perf.*.data
+rm -rf "/host$ctl" "/host$script" /host/tmp/perf.*.data /host/tmp/sfu-cache \
+	/host/tmp/sfu-small /host/tmp/sfu_noeh /host/tmp/sfu_data
 tap_end sframectl

@@ -48,7 +48,7 @@ unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh"
+perf_compat.sh sframectl.sh qsort_libc.sh"
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
@@ -320,9 +320,12 @@ build_unwind_tests() {
 	unwind_cc "$src/lib.c" "$b/lib.o" $uflags -fPIC
 	sframe_link "$glib/libsfu_uw.so" -shared -Wl,-soname,libsfu_uw.so \
 		"$b/lib.o"
-	for t in util chain async signal deferred; do
+	for t in util chain async signal deferred qsort; do
 		unwind_cc "$src/$t.c" "$b/$t.o" $uflags
 	done
+	# Through the system's C library (selftests/qsort_libc.sh).
+	sframe_link "$r/selftests/unwind_qsort" -rdynamic "$b/qsort.o" \
+		"$b/util.o"
 	sframe_link "$r/selftests/unwind_chain" -rdynamic "$b/chain.o" \
 		"$b/util.o" -L"$glib" -lsfu_uw -Wl,-rpath,/selftests/lib
 	for t in async signal deferred; do
@@ -403,6 +406,12 @@ install_sframectl() {
 	esac
 	mkdir -p "$r/selftests/bin"
 	install -m 755 "$ctl" "$r/selftests/bin/sframectl"
+	# No .eh_frame at all (x86-64's ld adds one for the PLT unless told).
+	local noeh=()
+	[ "$arch" = x86_64 ] && noeh=(-Wl,--no-ld-generated-unwind-info)
+	"$cc" -O2 -Wall -Werror -fno-asynchronous-unwind-tables \
+		-fno-unwind-tables -nostartfiles "${noeh[@]}" \
+		-o "$r/selftests/bin/sfu_noeh" "$root/selftests/sframectl/noeh.c"
 }
 
 # make bench's programs: the same one with SFrame and without.
@@ -494,8 +503,9 @@ for t in $tests; do
 	*.sh) install -m 755 "$root/selftests/$t" "$r/selftests/$t" ;;
 	esac
 	case $t in
-	# Several perf runs of Debian's python3, sidecars made under TCG.
-	sframectl.sh) echo "$t 480" ;;
+	# Perf runs of Debian's python3, perl, gzip and bash, sidecars made
+	# under TCG.
+	sframectl.sh) echo "$t 900" ;;
 	# Up to five perf runs and a raw dump of each, under TCG elsewhere.
 	perf_callchain.sh) echo "$t 420" ;;
 	demo.sh) echo "$t 600" ;;
