@@ -376,9 +376,19 @@ free_bytes:
 	return ret;
 }
 
-/* Index the sidecar the region holds (r->blob) for load bias @bias. */
+/*
+ * The section of the sidecar the region holds (r->blob) for load bias
+ * @bias: the sidecar's own index, moved, where it can be; else one built
+ * for this region.
+ */
 static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
 {
+	const struct sfu_blob *owner = r->blob->same ? r->blob->same : r->blob;
+
+	if (owner->indexed && !owner->sec.keys) {
+		sfu_region_borrow_section(r, &owner->sec, bias);
+		return 0;
+	}
 	return sfu_region_init_section(r, r->blob->data, r->blob->len,
 				       bias + r->blob->link_vaddr, false);
 }
@@ -628,6 +638,7 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
 			continue;
 		owner = other->same ? other->same : other;
 		kref_get(&owner->ref);
+		sfu_blob_unindex(blob);
 		sfu_mem_uncharge(blob->len);
 		kvfree(blob->data);
 		blob->data = owner->data;
@@ -655,7 +666,6 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes)
 {
 	struct inode *inode = file_inode(file);
-	struct sfu_region *probe;
 	struct sfu_blob *blob, *old;
 	struct sfu_stamp st;
 	struct sfu_elf elf;
@@ -702,16 +712,8 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		ret = -EFAULT;
 		goto put_blob;
 	}
-	/* Validate once at the link-time address. */
-	probe = sfu_region_alloc();
-	if (!probe) {
-		ret = -ENOMEM;
-		goto put_blob;
-	}
-	kref_get(&blob->ref);
-	probe->blob = blob;
-	ret = sfu_region_from_blob(probe, 0);
-	sfu_region_put(probe);
+	/* Validate and index once, at the link-time address. */
+	ret = sfu_blob_index(blob);
 	if (ret)
 		goto put_blob;
 

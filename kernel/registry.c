@@ -151,6 +151,7 @@ static void sfu_blob_release(struct kref *ref)
 {
 	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
 
+	sfu_blob_unindex(blob);
 	if (blob->same) {
 		sfu_blob_put(blob->same);
 	} else if (blob->data) {
@@ -170,7 +171,8 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 	struct sfu_region *r = container_of(rcu, struct sfu_region, rcu);
 
 	atomic_long_sub(r->bytes, &sfu_bytes);
-	sfu_section_destroy(&r->sec);
+	if (!r->sec_borrowed)
+		sfu_section_destroy(&r->sec);
 	if (r->blob)
 		sfu_blob_put(r->blob);
 	if (r->file)
@@ -200,6 +202,71 @@ static size_t sfu_section_bytes(const struct sfu_section *sec)
 	       sec->nr_blocks * sizeof(*sec->blocks) +
 	       sec->nr_runs * sizeof(*sec->runs) +
 	       sec->nr_marks * sizeof(*sec->marks);
+}
+
+/**
+ * sfu_blob_index() - validate a sidecar's bytes and index them, once
+ * @blob: the sidecar, with @blob->data of its own
+ *
+ * At the link-time address; mappings borrow the index.  The index's
+ * memory is charged once, to the sidecar.
+ *
+ * Return: 0 or a negative error code of the decoder (@blob->sec.diag
+ * says what failed), -ENOMEM, -EDQUOT.
+ */
+int sfu_blob_index(struct sfu_blob *blob)
+{
+	int ret;
+
+	ret = sfu_section_init(&blob->sec, (unsigned long)blob->data,
+			       blob->len, blob->link_vaddr, SFU_MEM_KERNEL,
+			       sfu_native_abi());
+	if (!ret && sfu_validate_fres)
+		ret = sfu_section_validate(&blob->sec, SFU_MEM_KERNEL);
+	if (!ret) {
+		blob->sec_bytes = sfu_section_bytes(&blob->sec);
+		ret = sfu_mem_charge(blob->sec_bytes);
+	}
+	if (ret) {
+		sfu_section_destroy(&blob->sec);
+		return ret;
+	}
+	blob->indexed = true;
+	return 0;
+}
+
+/* Drop a sidecar's index (its bytes are about to go, or to be shared). */
+void sfu_blob_unindex(struct sfu_blob *blob)
+{
+	if (!blob->indexed)
+		return;
+	sfu_section_destroy(&blob->sec);
+	sfu_mem_uncharge(blob->sec_bytes);
+	blob->indexed = false;
+}
+
+/**
+ * sfu_region_borrow_section() - give a region a sidecar's index
+ * @r: the region, with no section yet, holding a reference to the sidecar
+ *	that owns @sec
+ * @sec: the sidecar's section, indexed at its link-time address
+ * @delta: the mapping's load bias
+ *
+ * The region's section is a copy of @sec's description moved by @delta;
+ * its arrays stay the sidecar's (only sections without a key array
+ * qualify: their FDE starts are read relative to the section's address,
+ * and the block index is relative to the lowest start).
+ */
+void sfu_region_borrow_section(struct sfu_region *r,
+			       const struct sfu_section *sec,
+			       unsigned long delta)
+{
+	r->sec = *sec;
+	r->sec.vaddr += delta;
+	r->sec.text_lo += delta;
+	r->sec.text_hi += delta;
+	r->sec_borrowed = true;
+	r->version = sec->elems[0].version;
 }
 
 /**

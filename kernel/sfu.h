@@ -121,6 +121,15 @@ struct sfu_blob {
 	 * reference to it.  NULL: @data is this sidecar's own.
 	 */
 	struct sfu_blob *same;
+	/*
+	 * @data validated and indexed once, at the link-time address, when
+	 * @indexed (only for a sidecar with bytes of its own).  Mappings of
+	 * the file borrow the index, shifted by their load bias
+	 * (sfu_region_borrow_section()), instead of building one each.
+	 */
+	struct sfu_section sec;
+	size_t sec_bytes;
+	bool indexed;
 };
 
 /* One registered section and the text range it describes. Immutable. */
@@ -136,6 +145,7 @@ struct sfu_region {
 	unsigned long ino;
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
 	u8 version;
+	bool sec_borrowed;		/* @sec's arrays are the blob's */
 	size_t bytes;			/* memory this region holds */
 };
 
@@ -168,6 +178,11 @@ enum sfu_overlap {
 
 struct sfu_region *sfu_region_alloc(void);
 void sfu_region_put(struct sfu_region *r);
+int sfu_blob_index(struct sfu_blob *blob);
+void sfu_blob_unindex(struct sfu_blob *blob);
+void sfu_region_borrow_section(struct sfu_region *r,
+			       const struct sfu_section *sec,
+			       unsigned long delta);
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 			    size_t len, unsigned long vaddr, bool user);
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
