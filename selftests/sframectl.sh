@@ -88,7 +88,9 @@ share() {
 				return
 			total++
 			good += reach
-			if (!reach && shown++ < 2)
+			# Two incomplete stacks, those of the program at
+			# work rather than of its start (exec, ld.so) first.
+			if (!reach && s !~ /execve|_dl_start/ && shown++ < 2)
 				print "# incomplete:" s > "/dev/stderr"
 			s = ""
 		}
@@ -209,6 +211,11 @@ sys.stdout.write(open("/proc/self/maps").read())' > "$out.ftrace.run"
 	touch "$out.ustack" "$out.ustack.ev"
 	sort "$out.ustack" | uniq -c | sed 's/^ */# userstacktrace: /'
 	sort "$out.ustack.ev" | uniq -c | sed 's/^ */# module event: /'
+	# What the letters were made from, when python3's frames went unnamed.
+	if grep -q '^L?' "$out.ustack.ev"; then
+		grep -E 'python3|libc' "$out.ftrace.run" | sed 's/^/# maps: /'
+		grep -m1 "sframe_unwind_stack: " "$tracefs/trace" | sed 's/^/# event: /'
+	fi
 }
 
 # matching FILE REGEX: "matching total" over the lines of FILE.
