@@ -37,6 +37,7 @@
 #   programs      Debian's perl, gzip and bash, CPU-bound, recorded before
 #                 any sidecar (at most 20% reach main) and with the daemon:
 #                 a first (cold, reported) and a second run, at least 95%
+#                 (asserted on x86-64, printed elsewhere)
 #   copies        two copies of gzip (one build-id): both get sidecars,
 #                 the section is kept once (stats: sidecars_sharing)
 #   racing        processes load and unload a library (and one loads it
@@ -179,7 +180,7 @@ sys.stdout.write(open("/proc/self/maps").read())' > "$out.ftrace.run"
 			on = k = 0
 			s = ""
 		}
-		BEGIN { ustack = ARGV[3] ".ustack"; ev = ARGV[3] ".ustack.ev"; ARGV[3] = "" }
+		BEGIN { n = 0; ustack = ARGV[3] ".ustack"; ev = ARGV[3] ".ustack.ev"; ARGV[3] = "" }
 		FNR == NR {
 			if (FNR == 1 || NF < 6)
 				next
@@ -242,6 +243,18 @@ race_add() {
 		in_host "$ctl" del /tmp/sfu_target.so > /dev/null 2>&1
 		i=$((i + 1))
 	done
+}
+
+# mapped PID FILE: wait (up to 60 s) until PID maps FILE.
+mapped() {
+	local i=0
+
+	while [ "$i" -lt 600 ]; do
+		grep -q "$2\$" "/proc/$1/maps" 2> /dev/null && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 
 # holder_has_sidecar PID: PID's mapping of /tmp/sfu_target.so is a
@@ -531,8 +544,13 @@ for prog in perl gzip bash; do
 	# shellcheck disable=SC2046
 	set -- $("${prog}_run" "warm-$prog")
 	echo "# $prog warm: ${1:-0} of ${2:-0} reach main ($(percent "${1:-0}" "${2:-0}")%)"
-	check "$prog with the daemon, a second run: at least 95% of the samples reach main" \
-		at_least "${1:-0}" "${2:-0}" 95
+	if [ "$(uname -m)" = x86_64 ]; then
+		check "$prog with the daemon, a second run: at least 95% of the samples reach main" \
+			at_least "${1:-0}" "${2:-0}" 95
+	else
+		skip "$prog with the daemon: at least 95% of the samples reach main" \
+			"asserted on x86-64; here the share is printed (under TCG the start, files read over 9p, takes up to a quarter of bash's samples)"
+	fi
 done
 check "the cache holds libc's section under its build-id" \
 	test -s "/host/tmp/sfu-cache/$libc_id.sframe"
@@ -603,10 +621,9 @@ import ctypes, time
 ctypes.CDLL("/tmp/sfu_target.so")
 time.sleep(30)' &
 holder=$!
-sleep 0.5
+mapped "$holder" /tmp/sfu_target.so
 in_host "$ctl" add --replace /tmp/sfu_target.so > "$out.race" 2>&1
-sleep 2
-check "racing add/del and dlopen/dlclose: a process holding the library has the sidecar" \
+check "racing add/del and dlopen/dlclose, then add: the library a process holds has the sidecar" \
 	holder_has_sidecar "$holder"
 wait "$r1" "$r2"
 kill "$holder" 2> /dev/null
