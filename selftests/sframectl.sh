@@ -70,7 +70,7 @@ secs=3
 # perl, gzip and bash: longer runs, so that their start (exec, ld.so,
 # files read over 9p under TCG), before main, stays a small share.
 psecs=6
-[ "$(uname -m)" = s390x ] && secs=8 psecs=8
+[ "$(uname -m)" = s390x ] && secs=12 psecs=8
 
 in_host() {
 	chroot /host "$@"
