@@ -39,8 +39,15 @@ prog=${0##*/}
 
 mirror=http://deb.debian.org
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-# suite and archive it lives in
+# suite and archive it lives in; FETCH_DEBS_SUITE=sid takes Debian's
+# unstable instead (for a reader newer than bookworm's, e.g. libsframe3),
+# cached apart from bookworm's packages.
 suites="bookworm:debian bookworm-updates:debian bookworm-security:debian-security"
+release=bookworm
+if [ "${FETCH_DEBS_SUITE:-}" = sid ]; then
+	suites="sid:debian"
+	release=sid
+fi
 
 usage() {
 	printf 'usage: %s [-u] ARCH PKG...\n  ARCH: amd64 | arm64 | s390x\n' \
@@ -65,6 +72,7 @@ for pkg in "$@"; do
 done
 
 adir=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/debs/$debarch
+[ "$release" = bookworm ] || adir=$adir-$release
 tmp=
 
 cleanup() {
@@ -155,7 +163,7 @@ resolve() {
 				best=$url bver=$ver bsha=$sha bsize=$size
 			fi
 		done < <(awk -v p="$pkg" '$1 == p' "$tmp/entries")
-		[ -n "$best" ] || die "no package $pkg for $debarch in bookworm"
+		[ -n "$best" ] || die "no package $pkg for $debarch in $release"
 		deb=${best##*/}
 		if [ ! -f "$adir/$deb" ] ||
 		   [ "$(sha256sum < "$adir/$deb")" != "$bsha  -" ]; then

@@ -798,6 +798,49 @@ for arch in aarch64 s390x; do
 	done
 done
 
+# binutils' own reader: libsframe of Debian's unstable binutils (a master
+# snapshot, V3), loaded by scripts/tests/libsframe-check.c, must read
+# every default V3 section of the binaries above, in both byte orders (the
+# s390x ones are big-endian), and refuse the shared form of s390x libc,
+# whose FDEs count rows twice.
+check_libsframe() {
+	local lroot lib std=() f
+
+	if ! lroot=$(FETCH_DEBS_SUITE=sid "$root/scripts/fetch-debs.sh" \
+		     amd64 libsframe3 2> "$out/libsframe.err"); then
+		skip "libsframe" "fetch-debs.sh could not get Debian unstable's libsframe3: $(tail -1 "$out/libsframe.err")"
+		return
+	fi
+	lib=$lroot/usr/lib/x86_64-linux-gnu/libsframe.so.3
+	if ! gcc -O2 -Wall -Werror -o "$out/libsframe-check" \
+		"$root/scripts/tests/libsframe-check.c" -ldl; then
+		not_ok "libsframe-check: build"
+		return
+	fi
+	for f in "$out"/*.v3.sframe; do
+		case $f in
+		*-shared.v3.sframe) ;;
+		*) std+=("$f") ;;
+		esac
+	done
+	if "$out/libsframe-check" "$lib" "${std[@]}" > "$out/libsframe.log"; then
+		ok "libsframe ($(basename "$(readlink -f "$lib")")) reads all ${#std[@]} default V3 sections, every row, both byte orders"
+	else
+		not_ok "libsframe refuses a default V3 section"
+		grep -v ': ok,' "$out/libsframe.log" | indent
+	fi
+	sed -n 's|^.*/\(s390x-deb-libc.so.6.v3.sframe: .*\)|#   \1|p' "$out/libsframe.log"
+	f=$out/s390x-deb-libc.so.6-shared.v3.sframe
+	if [ -f "$f" ]; then
+		if "$out/libsframe-check" "$lib" "$f" > "$out/libsframe.shared.log"; then
+			not_ok "libsframe reads s390x libc's shared form (it was expected to refuse it)"
+		else
+			ok "libsframe refuses s390x libc's --share-rows form: $(sed 's/.*refused: //' "$out/libsframe.shared.log")"
+		fi
+	fi
+}
+check_libsframe
+
 # Post-link injection: programs still run with the section embedded.
 if [ -x "$out/corpus-O2-omit-fp" ]; then
 	check_embed corpus-O2-omit-fp "$out/corpus-O2-omit-fp" "{}"
