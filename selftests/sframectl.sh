@@ -277,13 +277,16 @@ shared_once() {
 		[ "$(stat_of sidecar_bytes)" -eq "${bytes:-0}" ]
 }
 
-# mem_back BYTES: the module's memory returns to BYTES within 5 seconds.
+# mem_back BYTES: within 5 seconds the module's memory is back to BYTES,
+# give or take a map array that another process's registry reallocated
+# meanwhile (at most 1 KiB); a sidecar (6 KiB and up) or a region per
+# mapping of the race left behind would be more.
 mem_back() {
 	local i=0 m
 
 	while [ "$i" -lt 50 ]; do
 		m=$(stat_of memory_bytes)
-		[ "$m" -eq "$1" ] && return 0
+		[ "$m" -le $(($1 + 1024)) ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -629,7 +632,7 @@ wait "$r1" "$r2"
 kill "$holder" 2> /dev/null
 wait "$holder" 2> /dev/null
 in_host "$ctl" del /tmp/sfu_target.so > /dev/null 2>&1
-check "... and the module's memory is back to where it was" mem_back "$mem0"
+check "... and the module's memory is back to where it was (within 1 KiB)" mem_back "$mem0"
 rm -f /host/tmp/sfu_target.so
 
 # A damaged entry: found on load, removed, made again.
