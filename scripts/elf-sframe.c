@@ -150,30 +150,43 @@ static int sfu_find_by_shdr(const struct sfu_elf *e, struct sfu_blob *blob)
 	return -1;
 }
 
+/*
+ * The next program header of type @type, from index *@i on (which is
+ * moved past it), or NULL; NULL too if the table is not inside the file.
+ */
+static const uint8_t *sfu_next_phdr(const struct sfu_file *f, bool big,
+				    uint32_t type, uint64_t *i)
+{
+	uint64_t phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
+	uint64_t phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
+	const uint8_t *ph;
+
+	if (!phoff || !sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+		return NULL;
+	while (*i < phnum) {
+		ph = f->data + phoff + (*i)++ * sizeof(Elf64_Phdr);
+		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) == type)
+			return ph;
+	}
+	return NULL;
+}
+
 static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
 {
-	const uint8_t *eh = e->f->data, *ph;
-	uint64_t phoff = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_phoff);
-	uint64_t phnum = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_phnum);
-	uint64_t off, i;
+	const uint8_t *ph;
+	uint64_t off, i = 0;
 
-	if (!phoff || !sfu_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
+	ph = sfu_next_phdr(e->f, e->big, SFRAME_PT_GNU_SFRAME, &i);
+	if (!ph)
 		return -1;
-	for (i = 0; i < phnum; i++) {
-		ph = eh + phoff + i * sizeof(Elf64_Phdr);
-		if (SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_type) !=
-		    SFRAME_PT_GNU_SFRAME)
-			continue;
-		off = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
-		blob->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
-		blob->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-		if (!sfu_in_file(e->f, off, blob->size))
-			return -1;
-		blob->data = eh + off;
-		blob->name = "PT_GNU_SFRAME";
-		return 0;
-	}
-	return -1;
+	off = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
+	blob->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
+	blob->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
+	if (!sfu_in_file(e->f, off, blob->size))
+		return -1;
+	blob->data = e->f->data + off;
+	blob->name = "PT_GNU_SFRAME";
+	return 0;
 }
 
 /**
@@ -188,17 +201,10 @@ const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
 				uint64_t *left)
 {
 	bool big = f->data[EI_DATA] == ELFDATA2MSB;
-	uint64_t phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
-	uint64_t phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
-	uint64_t start, size, off, i;
+	uint64_t start, size, off, i = 0;
 	const uint8_t *ph;
 
-	if (!sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
-		return NULL;
-	for (i = 0; i < phnum; i++) {
-		ph = f->data + phoff + i * sizeof(Elf64_Phdr);
-		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_LOAD)
-			continue;
+	while ((ph = sfu_next_phdr(f, big, PT_LOAD, &i))) {
 		start = SFU_ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
 		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
 		if (vaddr < start || vaddr - start >= size)
@@ -248,7 +254,7 @@ static size_t sfu_notes_build_id(bool big, const uint8_t *p, uint64_t len,
  */
 size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 {
-	uint64_t phoff, phnum, off, size, i;
+	uint64_t off, size, i = 0;
 	const uint8_t *ph;
 	size_t n;
 	bool big;
@@ -257,14 +263,7 @@ size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 	    f->data[EI_CLASS] != ELFCLASS64)
 		return 0;
 	big = f->data[EI_DATA] == ELFDATA2MSB;
-	phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
-	phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
-	if (!sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
-		return 0;
-	for (i = 0; i < phnum; i++) {
-		ph = f->data + phoff + i * sizeof(Elf64_Phdr);
-		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) != PT_NOTE)
-			continue;
+	while ((ph = sfu_next_phdr(f, big, PT_NOTE, &i))) {
 		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset);
 		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
 		if (!sfu_in_file(f, off, size))
