@@ -7,8 +7,9 @@
 #                             the harness's own tests, the Debian packages
 #                             (DKMS in a chroot, the 6.12 guest), KUnit on
 #                             x86-64
-#   scripts/check.sh --all    make check-all: also x86-64 6.1, arm64 6.12,
-#                             s390x 6.1 and KUnit on arm64 and s390
+#   scripts/check.sh --all    make check-all: also x86-64 6.1, x86-64 6.12
+#                             PREEMPT_RT, arm64 6.12, s390x 6.1, the debug
+#                             kernel and KUnit on arm64 and s390
 #
 # Every stage prints its own TAP and a "N passed, N failed" line; a stage
 # without one counts as one test, passed if it exited 0.  The run ends with
@@ -63,6 +64,7 @@ stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
 if [ -n "$all" ]; then
 	stage qemu-x86_64-6.1 scripts/qemu/run.sh x86_64 6.1
+	stage qemu-x86_64-6.12-rt scripts/qemu/run.sh x86_64 6.12-rt
 	stage qemu-arm64-6.12 scripts/qemu/run.sh arm64 6.12
 	stage qemu-s390x-6.1 scripts/qemu/run.sh s390x 6.1
 	stage qemu-x86_64-debug scripts/qemu/run.sh x86_64 debug

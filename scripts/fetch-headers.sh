@@ -6,12 +6,13 @@
 # Usage: fetch-headers.sh ARCH KVER
 #   ARCH  x86_64 | arm64 | s390x
 #   KVER  6.12 | 6.1   (Debian 12 ships s390x headers for 6.1 only)
+#         6.12-rt      (x86_64 only: the PREEMPT_RT flavour, rt-amd64)
 #
 # Resolves the newest linux-headers-<ver>-<flavour> the apt lists know,
-# downloads it with linux-headers-<ver>-common and the host's
+# downloads it with linux-headers-<ver>-common[-rt] and the host's
 # linux-kbuild-<series> (apt-get download, no installation), unpacks all
 # three into one prefix under
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers/<arch>-<ver>/
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers/<arch>-<ver>[-rt]/
 # and rewrites the absolute paths Debian's packages carry, so that the tree
 # works as KDIR wherever the cache lives:
 #   - the flavour Makefile includes /usr/src/linux-headers-<ver>-common/
@@ -39,7 +40,7 @@ prog=${0##*/}
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1\n' \
+	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1 | 6.12-rt (x86_64)\n' \
 		"$prog" >&2
 	exit 2
 }
@@ -53,6 +54,14 @@ x86_64)	debarch=amd64; flavour=amd64; cross= ;;
 arm64)	debarch=arm64; flavour=arm64; cross=aarch64-linux-gnu ;;
 s390x)	debarch=s390x; flavour=s390x; cross=s390x-linux-gnu ;;
 *)	usage ;;
+esac
+
+# tag: what tells the flavour's cache directory from the default one's.
+tag=""
+case $kver in
+6.12-rt)
+	[ "$arch" = x86_64 ] || usage
+	flavour=rt-amd64 tag=-rt kver=6.12 ;;
 esac
 
 case $kver in
@@ -90,7 +99,7 @@ resolve() {
 		ver=${ver%-"$flavour"}
 		pv=$(candidate "$pkg:$debarch")
 		[ -n "$pv" ] || continue
-		[ -n "$(candidate "linux-headers-$ver-common")" ] || continue
+		[ -n "$(candidate "linux-headers-$ver-common$tag")" ] || continue
 		[ -n "$(candidate "$(kbuild_pkg "$ver"):$hostarch")" ] || continue
 		echo "$ver $pv"
 		return 0
@@ -105,8 +114,13 @@ cached() {
 	for d in $(find "$cache" -mindepth 1 -maxdepth 1 \
 		   -name "$arch-${kver}[.-]*" -printf '%f\n' 2>/dev/null |
 		   sort -rV); do
+		case $d in
+		*-rt)	[ -n "$tag" ] || continue ;;
+		*)	[ -z "$tag" ] || continue ;;
+		esac
 		if [ -f "$cache/$d/.complete" ]; then
-			echo "${d#"$arch"-}"
+			d=${d#"$arch"-}
+			echo "${d%"$tag"}"
 			return 0
 		fi
 	done
@@ -149,7 +163,7 @@ download() {
 	(cd "$dir" &&
 	 apt-get download -q "${opt[@]}" \
 		"linux-headers-$ver-$flavour:$debarch=$pv" \
-		"linux-headers-$ver-common=$pv" \
+		"linux-headers-$ver-common$tag=$pv" \
 		"$kb:$hostarch$kbv") >&2
 }
 
@@ -185,8 +199,8 @@ fix_tree() {
 fetch() {
 	local ver=$1 pv=$2 dest tmp deb
 
-	dest=$cache/$arch-$ver
-	tmp=$(mktemp -d "$cache/.tmp-$arch-$ver.XXXXXX")
+	dest=$cache/$arch-$ver$tag
+	tmp=$(mktemp -d "$cache/.tmp-$arch-$ver$tag.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir "$tmp/debs" "$tmp/root"
 	download "$ver" "$pv" "$tmp/debs"
@@ -222,7 +236,7 @@ if ! res=$(resolve); then
 fi
 read -r ver pv <<< "$res"
 
-dest=$cache/$arch-$ver
+dest=$cache/$arch-$ver$tag
 if [ -f "$dest/.complete" ]; then
 	say "using $arch linux-headers-$ver-$flavour ($(cat "$dest/.complete"), cached)"
 else

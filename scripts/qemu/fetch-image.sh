@@ -3,7 +3,7 @@
 #
 # fetch-image.sh - get the Debian kernel image that matches a header tree
 #
-# Usage: fetch-image.sh ARCH KVER [KDIR]
+# Usage: fetch-image.sh ARCH KVER [KDIR]   (KVER as fetch-headers.sh takes it)
 #
 # Resolves the kernel version with fetch-headers.sh, or takes it from the
 # KDIR that script printed (so the module and the kernel it runs on always

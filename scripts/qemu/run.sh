@@ -5,7 +5,8 @@
 #
 # Usage: scripts/qemu/run.sh ARCH KVER [options]
 #   ARCH     x86_64 | arm64 | s390x
-#   KVER     6.12 | 6.1 | debug (the KUnit debug kernel, x86_64 only)
+#   KVER     6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only) |
+#            debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
 #   --timeout SEC     outer timeout for the whole guest (default 600)
 #   --hang            make the guest hang after its tests (harness test)
