@@ -91,11 +91,12 @@ static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
 /*
  * The first argument of a function an ftrace ops watches (without
  * changing where it goes): from the saved pt_regs with WITH_REGS, through
- * the ftrace_regs accessor with only WITH_ARGS.
+ * the ftrace_regs accessor with only WITH_ARGS.  These ops cannot recurse
+ * (hooks.c): without FTRACE_OPS_FL_RECURSION ftrace calls them directly,
+ * preemptible where the watched function is.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
-#define SFU_FTRACE_ARG_FLAGS	(FTRACE_OPS_FL_RECURSION | \
-				 FTRACE_OPS_FL_SAVE_REGS)
+#define SFU_FTRACE_ARG_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
 static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
 {
@@ -104,7 +105,7 @@ static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
 	return regs ? sfu_kprobe_arg0(regs) : 0;
 }
 #else
-#define SFU_FTRACE_ARG_FLAGS	FTRACE_OPS_FL_RECURSION
+#define SFU_FTRACE_ARG_FLAGS	0
 
 static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
 {

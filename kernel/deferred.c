@@ -280,9 +280,13 @@ int sfu_deferred_request(struct sfu_deferred *d, u64 *cookie)
 	 * Only plain task context with interrupts on queues directly: any
 	 * other context (NMI, IRQ, or a tracepoint or kprobe hit where
 	 * interrupts are off, perhaps inside twork.c's own lock) goes
-	 * through the irq_work, which runs once interrupts are back on.
+	 * through the irq_work, which runs once interrupts are back on.  On
+	 * PREEMPT_RT, where twork.c's spinlock sleeps, also any context with
+	 * preemption off (an ftrace event's userstacktrace): there the
+	 * irq_work runs in a preemptible thread.
 	 */
-	if (in_task() && !irqs_disabled()) {
+	if (in_task() && !irqs_disabled() &&
+	    (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())) {
 		sfu_dslot_queue(s, TWA_RESUME);
 	} else {
 		llist_add(&s->nmi_node, this_cpu_ptr(&sfu_nmi_slots));

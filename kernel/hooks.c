@@ -2,17 +2,18 @@
 /*
  * How the module learns of mappings and processes without kernel support.
  *
- * - Executable mappings: a kprobe on perf_event_mmap(), which every kernel
- *   since 2.6.31 calls for each new mapping (mmap_region(), so also the
- *   ELF loader's) and for mprotect(), with the VMA, the mmap lock held for
- *   writing.  The probe only notes the address and queues a task work;
+ * - Executable mappings: an ftrace hook on perf_event_mmap(), which every
+ *   kernel since 2.6.31 calls for each new mapping (mmap_region(), so also
+ *   the ELF loader's) and for mprotect(), with the VMA, the mmap lock held
+ *   for writing.  The probe only notes the address and queues a task work;
  *   the work runs when the task returns to user space (from mmap(), or
  *   from execve() with the new program in place), reads the file and
  *   registers the section.  So a library is registered before the mmap()
  *   that mapped it returns.
- * - Fork: the sched_process_fork tracepoint (found by name, it is not
- *   exported) snapshots the parent's regions; a task work in the child
- *   inserts those still mapped before the child first runs in user space.
+ * - Fork: an ftrace hook on perf_event_fork(), which copy_process() calls
+ *   in the parent once the child's mm is copied, snapshots the parent's
+ *   regions; a task work in the child inserts those still mapped before
+ *   the child first runs in user space.
  * - Unmap: the mmu notifier of each registry (registry.c).
  * - Exit (and exec, which drops the old mm): an ftrace hook on
  *   exit_mmap() drops the mm's registry, and with it the module's mmu
@@ -23,24 +24,27 @@
  *   callback does the same work, at that cost.
  * - Processes that were running at load time, and mappings of a file
  *   that gets a sidecar: scanned (scan.c).
+ *
+ * The hooks are ftrace callbacks without ftrace's recursion guard (none of
+ * them can recurse), so they run as preemptible as the hooked function:
+ * a kprobe or a tracepoint would run them with preemption off, where a
+ * PREEMPT_RT kernel forbids their allocations and spinlocks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kprobes.h>
+#include <linux/ftrace.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/tracepoint.h>
-#include <trace/events/sched.h>
 
 #include "compat.h"
 #include "sfu.h"
 
 #define SFU_MMAP_SYMBOL		"perf_event_mmap"
-#define SFU_FORK_TRACEPOINT	"sched_process_fork"
+#define SFU_FORK_SYMBOL		"perf_event_fork"
 #define SFU_EXIT_SYMBOL		"exit_mmap"
 
 struct sfu_map_work {
@@ -52,6 +56,29 @@ struct sfu_fork_work {
 	struct sfu_twork tw;
 	struct sfu_map *snap;
 };
+
+/* A function the module hooks with ftrace, reading its first argument. */
+struct sfu_fhook {
+	const char *name;
+	struct ftrace_ops ops;
+	bool on;
+};
+
+/*
+ * The hooks allocate (GFP_ATOMIC) and take spinlocks.  ftrace calls them
+ * as the hooked function runs, preemptible there; but when another ftrace
+ * user watches the same function they run behind ftrace's list function
+ * with preemption off.  A PREEMPT_RT kernel allows neither there (its
+ * spinlocks sleep, its allocator may not be called): then they do
+ * nothing and count it.
+ */
+static bool sfu_hook_may_run(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())
+		return true;
+	sfu_stat_inc(SFU_STAT_HOOK_SKIPPED);
+	return false;
+}
 
 static void sfu_map_work_fn(struct sfu_twork *tw)
 {
@@ -68,38 +95,43 @@ static void sfu_map_work_free(struct sfu_twork *tw)
 	kfree(container_of(tw, struct sfu_map_work, tw));
 }
 
-/* kprobe on perf_event_mmap(vma): atomic context, mmap lock held. */
-static int sfu_mmap_probe(struct kprobe *kp, struct pt_regs *regs)
+/* perf_event_mmap(vma): a new mapping, the mmap lock held for writing. */
+static void notrace sfu_mmap_hook(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
 {
 	struct vm_area_struct *vma;
 	struct sfu_map_work *w;
 
-	vma = (struct vm_area_struct *)sfu_kprobe_arg0(regs);
+	vma = (struct vm_area_struct *)sfu_ftrace_arg0(fregs);
 	if (!vma || !vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
 	    vma->vm_mm != current->mm ||
-	    (current->flags & (PF_KTHREAD | PF_EXITING)))
-		return 0;
+	    (current->flags & (PF_KTHREAD | PF_EXITING)) ||
+	    !sfu_hook_may_run())
+		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w) {
 		sfu_stat_inc(SFU_STAT_REFUSED);
 		sfu_stat_inc(SFU_STAT_REFUSED_NOMEM);
-		return 0;
+		return;
 	}
 	w->addr = vma->vm_start;
 	w->tw.fn = sfu_map_work_fn;
 	w->tw.free = sfu_map_work_free;
 	if (sfu_twork_queue(current, &w->tw, TWA_RESUME))
 		kfree(w);
-	return 0;
 }
 
-/* The probe reads perf_event_mmap()'s only argument as the VMA. */
+/* The hook reads perf_event_mmap()'s only argument as the VMA. */
 static_assert(__same_type(&perf_event_mmap,
 			  void (*)(struct vm_area_struct *vma)));
 
-static struct kprobe sfu_mmap_kprobe = {
-	.symbol_name = SFU_MMAP_SYMBOL,
-	.pre_handler = sfu_mmap_probe,
+static struct sfu_fhook sfu_mmap_fhook = {
+	.name = SFU_MMAP_SYMBOL,
+	.ops = {
+		.func = sfu_mmap_hook,
+		.flags = SFU_FTRACE_ARG_FLAGS,
+	},
 };
 
 /* Is @r's text still mapped, from the same file, in @mm?  mmap lock. */
@@ -114,21 +146,17 @@ static bool sfu_region_mapped(struct mm_struct *mm, const struct sfu_region *r)
 	return vma->vm_file && file_inode(vma->vm_file) == file_inode(r->file);
 }
 
-static void sfu_fork_work_fn(struct sfu_twork *tw)
+static void sfu_fork_insert(struct mm_struct *mm, const struct sfu_map *snap)
 {
-	struct sfu_fork_work *w = container_of(tw, struct sfu_fork_work, tw);
-	struct mm_struct *mm = current->mm;
 	struct sfu_mm *smm;
 	unsigned int i;
 
-	if (!mm || (current->flags & PF_EXITING))
-		return;
 	smm = sfu_mm_get(mm, current);
 	if (IS_ERR(smm))
 		return;
 	mmap_read_lock(mm);
-	for (i = 0; i < w->snap->nr; i++) {
-		struct sfu_region *r = w->snap->regions[i];
+	for (i = 0; i < snap->nr; i++) {
+		struct sfu_region *r = snap->regions[i];
 
 		if (!sfu_region_mapped(mm, r))
 			continue;
@@ -139,6 +167,21 @@ static void sfu_fork_work_fn(struct sfu_twork *tw)
 	mmap_read_unlock(mm);
 }
 
+/*
+ * The snapshot's references go here, not when the item is freed: retired
+ * items are freed lazily, and the regions would outlive every mapping.
+ */
+static void sfu_fork_work_fn(struct sfu_twork *tw)
+{
+	struct sfu_fork_work *w = container_of(tw, struct sfu_fork_work, tw);
+	struct mm_struct *mm = current->mm;
+
+	if (mm && !(current->flags & PF_EXITING))
+		sfu_fork_insert(mm, w->snap);
+	sfu_map_release(w->snap);
+	w->snap = NULL;
+}
+
 static void sfu_fork_work_free(struct sfu_twork *tw)
 {
 	struct sfu_fork_work *w = container_of(tw, struct sfu_fork_work, tw);
@@ -147,15 +190,18 @@ static void sfu_fork_work_free(struct sfu_twork *tw)
 	kfree(w);
 }
 
-/* sched_process_fork: in the parent, the child not yet running. */
-static void sfu_fork_probe(void *data, struct task_struct *parent,
-			   struct task_struct *child)
+/* perf_event_fork(child): in the parent, the child not yet running. */
+static void notrace sfu_fork_hook(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
 {
+	struct task_struct *child, *parent = current;
 	struct sfu_fork_work *w;
 	struct sfu_mm *smm;
 
-	if (!child->mm || child->mm == parent->mm ||
-	    (child->flags & PF_KTHREAD))
+	child = (struct task_struct *)sfu_ftrace_arg0(fregs);
+	if (!child || !child->mm || child->mm == parent->mm ||
+	    (child->flags & PF_KTHREAD) || !sfu_hook_may_run())
 		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w)
@@ -178,6 +224,18 @@ free_work:
 	kfree(w);
 }
 
+/* The hook reads perf_event_fork()'s only argument as the child. */
+static_assert(__same_type(&perf_event_fork,
+			  void (*)(struct task_struct *task)));
+
+static struct sfu_fhook sfu_fork_fhook = {
+	.name = SFU_FORK_SYMBOL,
+	.ops = {
+		.func = sfu_fork_hook,
+		.flags = SFU_FTRACE_ARG_FLAGS,
+	},
+};
+
 /* exit_mmap(mm): the last user of @mm is gone; the notifiers are next. */
 static void notrace sfu_exit_mmap_hook(unsigned long ip,
 				       unsigned long parent_ip,
@@ -186,56 +244,45 @@ static void notrace sfu_exit_mmap_hook(unsigned long ip,
 {
 	struct mm_struct *mm = (struct mm_struct *)sfu_ftrace_arg0(fregs);
 
-	if (mm)
+	if (mm && sfu_hook_may_run())
 		sfu_mm_exit(mm);
 }
 
 /* The hook reads exit_mmap()'s only argument as the mm. */
 static_assert(__same_type(&exit_mmap, void (*)(struct mm_struct *mm)));
 
-static struct ftrace_ops sfu_exit_ops = {
-	.func = sfu_exit_mmap_hook,
-	.flags = SFU_FTRACE_ARG_FLAGS,
+static struct sfu_fhook sfu_exit_fhook = {
+	.name = SFU_EXIT_SYMBOL,
+	.ops = {
+		.func = sfu_exit_mmap_hook,
+		.flags = SFU_FTRACE_ARG_FLAGS,
+	},
 };
 
-static bool sfu_exit_hooked;
-
-static void sfu_exit_hook_on(void)
+static int sfu_fhook_on(struct sfu_fhook *h)
 {
-	char name[] = SFU_EXIT_SYMBOL;
 	int ret;
 
-	ret = ftrace_set_filter(&sfu_exit_ops, name, strlen(name), 1);
+	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->name,
+				strlen(h->name), 1);
 	if (!ret)
-		ret = register_ftrace_function(&sfu_exit_ops);
+		ret = register_ftrace_function(&h->ops);
 	if (ret) {
-		ftrace_free_filter(&sfu_exit_ops);
-		pr_info("%s() not traceable (%d): each exit with SFrame waits for an SRCU grace period\n",
-			SFU_EXIT_SYMBOL, ret);
-		return;
+		ftrace_free_filter(&h->ops);
+		return ret;
 	}
-	sfu_exit_hooked = true;
+	h->on = true;
+	return 0;
 }
 
-static void sfu_exit_hook_off(void)
+/* When this returns, no task runs the hook any more. */
+static void sfu_fhook_off(struct sfu_fhook *h)
 {
-	if (!sfu_exit_hooked)
+	if (!h->on)
 		return;
-	unregister_ftrace_function(&sfu_exit_ops);
-	ftrace_free_filter(&sfu_exit_ops);
-	sfu_exit_hooked = false;
-}
-
-/* The probe has the prototype the tracepoint calls (not exported). */
-static_assert(__same_type(&register_trace_sched_process_fork,
-			  int (*)(typeof(&sfu_fork_probe), void *)));
-
-static struct tracepoint *sfu_fork_tp;
-
-static void sfu_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, SFU_FORK_TRACEPOINT))
-		*(struct tracepoint **)priv = tp;
+	unregister_ftrace_function(&h->ops);
+	ftrace_free_filter(&h->ops);
+	h->on = false;
 }
 
 /**
@@ -248,38 +295,33 @@ int sfu_hooks_init(void)
 {
 	int ret;
 
-	for_each_kernel_tracepoint(sfu_find_tracepoint, &sfu_fork_tp);
-	if (!sfu_fork_tp) {
-		pr_err("kernel not supported: no %s tracepoint\n",
-		       SFU_FORK_TRACEPOINT);
-		return -ENODEV;
-	}
-	ret = tracepoint_probe_register(sfu_fork_tp, sfu_fork_probe, NULL);
+	ret = sfu_fhook_on(&sfu_fork_fhook);
 	if (ret) {
-		pr_err("kernel not supported: cannot attach to %s (%d)\n",
-		       SFU_FORK_TRACEPOINT, ret);
+		pr_err("kernel not supported: cannot hook %s() (%d)\n",
+		       SFU_FORK_SYMBOL, ret);
 		return ret;
 	}
-	ret = register_kprobe(&sfu_mmap_kprobe);
+	ret = sfu_fhook_on(&sfu_mmap_fhook);
 	if (ret) {
-		pr_err("kernel not supported: cannot probe %s() (%d)\n",
+		pr_err("kernel not supported: cannot hook %s() (%d)\n",
 		       SFU_MMAP_SYMBOL, ret);
-		goto unregister_tracepoint;
+		goto unhook_fork;
 	}
-	sfu_exit_hook_on();
+	ret = sfu_fhook_on(&sfu_exit_fhook);
+	if (ret)
+		pr_info("%s() not traceable (%d): each exit with SFrame waits for an SRCU grace period\n",
+			SFU_EXIT_SYMBOL, ret);
 	return 0;
 
-unregister_tracepoint:
-	tracepoint_probe_unregister(sfu_fork_tp, sfu_fork_probe, NULL);
-	tracepoint_synchronize_unregister();
+unhook_fork:
+	sfu_fhook_off(&sfu_fork_fhook);
 	return ret;
 }
 
 /* After this no hook runs or will run; queued task works may. */
 void sfu_hooks_exit(void)
 {
-	sfu_exit_hook_off();
-	unregister_kprobe(&sfu_mmap_kprobe);
-	tracepoint_probe_unregister(sfu_fork_tp, sfu_fork_probe, NULL);
-	tracepoint_synchronize_unregister();
+	sfu_fhook_off(&sfu_exit_fhook);
+	sfu_fhook_off(&sfu_mmap_fhook);
+	sfu_fhook_off(&sfu_fork_fhook);
 }

@@ -2,9 +2,8 @@
 /*
  * sframe_unwind internals shared between the module's files; not an API.
  *
- * Data flow: hooks.c sees executable mappings appear (a kprobe on
- * perf_event_mmap()) and processes fork (the sched_process_fork
- * tracepoint); it queues a task work (twork.c) that, back in the task on
+ * Data flow: hooks.c sees executable mappings appear (an ftrace hook on
+ * perf_event_mmap()) and processes fork (perf_event_fork()); it queues a task work (twork.c) that, back in the task on
  * its way to user space, asks elf.c to build a region for the mapping and
  * registry.c to insert it into the mm's map.  registry.c also learns of
  * munmap and exit through an mmu notifier.  chardev.c adds regions on
@@ -56,6 +55,7 @@ enum sfu_stat {
 	SFU_STAT_MM_RELEASED,	/* ... by the notifier's release instead */
 	SFU_STAT_NOT_REGULAR,	/* executable mappings of non-regular files */
 	SFU_STAT_REFUSED_GLOBAL,	/* over max_total_bytes */
+	SFU_STAT_HOOK_SKIPPED,		/* RT, a hook called non-preemptible */
 	SFU_STAT_NR,
 };
 
