@@ -91,7 +91,7 @@ static long sfu_ioc_add(const void __user *uarg)
 	ret = sfu_mem_charge(a.sframe_len);
 	if (ret)
 		return ret;
-	bytes = kvmalloc(a.sframe_len, GFP_KERNEL_ACCOUNT);
+	bytes = kvmalloc(a.sframe_len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!bytes) {
 		sfu_mem_uncharge(a.sframe_len);
 		return -ENOMEM;
@@ -211,7 +211,7 @@ static long sfu_ioc_list_files(void __user *uarg)
 		return -EINVAL;
 	room = min_t(u32, q.count, SFU_LIST_FILES_MAX);
 	if (room) {
-		buf = kvcalloc(room, sizeof(*buf), GFP_KERNEL);
+		buf = kvcalloc(room, sizeof(*buf), GFP_KERNEL | __GFP_NOWARN);
 		if (!buf)
 			return -ENOMEM;
 	}

@@ -355,7 +355,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 		sfu_refuse_file(file, "max_total_bytes", s->p_filesz, ret);
 		return ret;
 	}
-	bytes = kvmalloc(s->p_filesz, GFP_KERNEL);
+	bytes = kvmalloc(s->p_filesz, GFP_KERNEL | __GFP_NOWARN);
 	if (!bytes) {
 		sfu_mem_uncharge(s->p_filesz);
 		return -ENOMEM;
@@ -585,7 +585,7 @@ int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 	unsigned int i, n = 0;
 
 	starts = kvmalloc_array(SFU_SCAN_MAX_VMAS, sizeof(*starts),
-				GFP_KERNEL);
+				GFP_KERNEL | __GFP_NOWARN);
 	if (!starts)
 		return -ENOMEM;
 	mmap_read_lock(mm);
@@ -702,7 +702,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	ret = sfu_mem_charge(blob->len);
 	if (ret)
 		goto put_blob;
-	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT);
+	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!blob->data) {
 		sfu_mem_uncharge(blob->len);
 		ret = -ENOMEM;

@@ -232,7 +232,7 @@ static ssize_t sfu_lookup_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	size = (size_t)nr * SFU_DBG_LINE;
-	buf = kvmalloc(size, GFP_KERNEL);
+	buf = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!buf) {
 		kfree(pcs);
 		return -ENOMEM;

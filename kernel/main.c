@@ -99,7 +99,7 @@ static int sfu_dbg_reserve(size_t need)
 	while (cap < need)
 		cap *= 2;
 	cap = min_t(size_t, cap, SFU_DBG_MAX_SECTION);
-	blob = kvmalloc(cap, GFP_KERNEL_ACCOUNT);
+	blob = kvmalloc(cap, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!blob)
 		return -ENOMEM;
 	if (sfu_dbg.len)
@@ -195,7 +195,7 @@ static int sfu_dbg_run(const u64 *pcs, unsigned int nr)
 	char *out;
 	int init;
 
-	out = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	out = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!out)
 		return -ENOMEM;
 	mutex_lock(&sfu_dbg.lock);

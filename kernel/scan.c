@@ -24,7 +24,7 @@ static void sfu_scan_processes(const struct inode *inode)
 	for_each_process(p)
 		cap++;
 	rcu_read_unlock();
-	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL);
+	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL | __GFP_NOWARN);
 	if (!tasks)
 		return;
 	rcu_read_lock();

@@ -177,7 +177,7 @@ static int sfu_th_collect(struct sfu_th_file *f)
 		size += SFU_TH_HEAD_MAX + r->res.nr * SFU_TH_PC_MAX;
 	}
 	mutex_unlock(&sfu_th.lock);
-	out = kvmalloc(size + 1, GFP_KERNEL);
+	out = kvmalloc(size + 1, GFP_KERNEL | __GFP_NOWARN);
 	list_for_each_entry_safe(r, next, &mine, node) {
 		if (out) {
 			len += scnprintf(out + len, size + 1 - len,

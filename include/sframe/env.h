@@ -33,7 +33,7 @@ enum sfu_mem {
 
 static inline void *sfu_alloc_array(size_t n, size_t size)
 {
-	return kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT);
+	return kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 static inline void sfu_free(void *p)
