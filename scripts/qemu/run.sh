@@ -47,6 +47,7 @@ tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
+unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
 perf_compat.sh sframectl.sh qsort_libc.sh"
@@ -342,6 +343,8 @@ build_unwind_tests() {
 			"$src/chain.c" "$src/util.c" -L"$glib" \
 			-lsfu_uw_plain_"$v" -Wl,-rpath,/selftests/lib
 	done
+	# A parent held in vfork (selftests/unwind_unload_blocked.sh).
+	"$cc" $uflags -o "$r/selftests/unwind_vfork_hold" "$src/vfork_hold.c"
 	# Walk cost: a plain program, its sections are made at run time.
 	"$cc" $uflags -o "$r/selftests/unwind_budget" "$src/budget.c" \
 		"$src/util.c" "$root/kunit/sframe_test_sections.c" \
