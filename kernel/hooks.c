@@ -33,6 +33,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
 #include <linux/sched/mm.h>
@@ -259,12 +260,43 @@ static struct sfu_fhook sfu_exit_fhook = {
 	},
 };
 
+/**
+ * sfu_ftrace_filter() - make @ops watch the function @symbol, and it alone
+ * @ops: an ftrace ops not registered yet
+ * @symbol: the function
+ *
+ * By address, never by name: ftrace_set_filter() reports success with an
+ * empty filter, which means every function, when an allocation fails as
+ * it matches the name (its match count then holds -ENOMEM; found by the
+ * fault injection selftest on 6.12).  A hook or redirect called for every
+ * function would crash the kernel.  A disabled kprobe, never armed, finds
+ * the address.
+ *
+ * Return: 0, or a negative error code; on error the caller frees @ops's
+ * filter with ftrace_free_filter().
+ */
+int sfu_ftrace_filter(struct ftrace_ops *ops, const char *symbol)
+{
+	struct kprobe kp = {
+		.symbol_name = symbol,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+	unsigned long addr;
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (ret)
+		return ret;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return ftrace_set_filter_ip(ops, addr, 0, 1);
+}
+
 static int sfu_fhook_on(struct sfu_fhook *h)
 {
 	int ret;
 
-	ret = ftrace_set_filter(&h->ops, (unsigned char *)h->name,
-				strlen(h->name), 1);
+	ret = sfu_ftrace_filter(&h->ops, h->name);
 	if (!ret)
 		ret = register_ftrace_function(&h->ops);
 	if (ret) {

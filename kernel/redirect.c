@@ -31,9 +31,6 @@
 #include "compat.h"
 #include "sfu.h"
 
-/* The name buffer ftrace_set_filter() takes. */
-#define SFU_SYMBOL_MAX		64
-
 struct sfu_redirect {
 	const char *symbol;
 	void *func;			/* the replacement */
@@ -144,13 +141,11 @@ static struct sfu_redirect sfu_redirects[] = {
 
 static int sfu_redirect_on(struct sfu_redirect *r)
 {
-	char name[SFU_SYMBOL_MAX];
 	int ret;
 
-	strscpy(name, r->symbol, sizeof(name));
 	r->ops.func = sfu_redirect_thunk;
 	r->ops.flags = SFU_FTRACE_OPS_FLAGS;
-	ret = ftrace_set_filter(&r->ops, name, strlen(name), 1);
+	ret = sfu_ftrace_filter(&r->ops, r->symbol);
 	if (!ret)
 		ret = register_ftrace_function(&r->ops);
 	if (ret) {

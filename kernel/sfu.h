@@ -12,6 +12,7 @@
 #ifndef _SFU_H
 #define _SFU_H
 
+#include <linux/ftrace.h>
 #include <linux/kref.h>
 #include <linux/mmu_notifier.h>
 #include <linux/rcupdate.h>
@@ -233,6 +234,7 @@ bool sfu_redirect_active(const char *symbol);
 /* ---- hooks (hooks.c) */
 int sfu_hooks_init(void);
 void sfu_hooks_exit(void);
+int sfu_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 void sfu_scan_all(void);
 void sfu_scan_file(const struct inode *inode);
 
