@@ -8,7 +8,7 @@
 #                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1)
 #   make check           host tests, x86-64 guest, harness tests (README.md)
 #   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
-#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|debug
+#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make bench           process and walk costs in the stock 6.12 guest

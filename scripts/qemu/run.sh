@@ -44,7 +44,8 @@ arch=$1
 kver=$2
 shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
-registry_corrupt.sh registry_dlopen registry_jit registry_unload.sh
+registry_corrupt.sh registry_dlopen registry_jit registry_failnth
+registry_unload.sh
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
@@ -229,6 +230,9 @@ build_registry_tests() {
 		$rflags $cflags_ioc
 	sframe_link "$r/selftests/registry_jit" "$b/jit.o" -static \
 		$rflags $cflags_ioc "$reg/util.c" "$reg/enc.c" $decoder_srcs
+	"$cc" $rflags $cflags_ioc -static -o "$r/selftests/registry_failnth" \
+		"$root/selftests/registry_failnth.c" "$reg/util.c" \
+		"$reg/enc.c" $decoder_srcs
 	}
 
 	# Corrupt copies, made by a host tool.
@@ -512,6 +516,8 @@ for t in $tests; do
 	sframectl.sh) echo "$t 900" ;;
 	# Up to five perf runs and a raw dump of each, under TCG elsewhere.
 	perf_callchain.sh) echo "$t 420" ;;
+	# Hundreds of module loads under fault injection, debug kernel.
+	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
 	*) echo "$t" ;;
 	esac
