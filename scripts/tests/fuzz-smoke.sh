@@ -8,7 +8,11 @@
 #                 sections of host binaries, a small ELF program (with and
 #                 without section headers) and, where cross compilers are
 #                 installed, arm64 and s390x objects.
-# Fails on any crash, leak, sanitizer report or timeout.
+# Both also start from the corpus kept in the tree,
+# scripts/tests/fuzz-corpus/{decode,ehframe} (see fuzz-long.sh), which they
+# only read: new inputs go to build/.
+# Fails on any crash, leak, sanitizer report or timeout; the input that did
+# it is kept in build/fuzz-artifacts/.
 set -eu
 
 seconds=${1:-60}
@@ -18,6 +22,8 @@ seeds=$build/fuzz-seeds
 work=$build/fuzz-corpus
 eh_seeds=$build/fuzz-ehframe-seeds
 eh_work=$build/fuzz-ehframe-corpus
+tree=$root/scripts/tests/fuzz-corpus
+artifacts=$build/fuzz-artifacts
 # Each target gets half of the time, at least a second.
 eh_seconds=$((seconds / 2))
 [ "$eh_seconds" -ge 1 ] || eh_seconds=1
@@ -25,7 +31,12 @@ dec_seconds=$((seconds - eh_seconds))
 [ "$dec_seconds" -ge 1 ] || dec_seconds=1
 # Host sections bigger than this would slow every run down.
 eh_seed_max=16384
-mkdir -p "$seeds" "$work" "$eh_seeds" "$eh_work"
+mkdir -p "$seeds" "$work" "$eh_seeds" "$eh_work" "$artifacts"
+
+# files DIR: how many files DIR holds.
+files() {
+	find "$1" -maxdepth 1 -type f | wc -l
+}
 
 # fuzz TARGET SECONDS DIR...: run a target, report and fail on a finding.
 fuzz() {
@@ -33,7 +44,8 @@ fuzz() {
 
 	shift 2
 	"$build/$target" -max_total_time="$secs" -timeout=10 \
-		-rss_limit_mb=2048 -print_final_stats=1 "$@" 2>&1 | tail -25
+		-rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$artifacts/$target-" "$@" 2>&1 | tail -25
 	status=${PIPESTATUS[0]}
 	if [ "$status" -ne 0 ]; then
 		echo "fuzz-smoke: $target FAILED (libFuzzer exit $status)"
@@ -96,8 +108,10 @@ eh_cross x86_64 0
 eh_cross aarch64 1
 eh_cross s390x 2
 
-echo "fuzz-smoke: fuzz-decode $(ls "$seeds" | wc -l) seeds, ${dec_seconds}s"
-fuzz fuzz-decode "$dec_seconds" "$work" "$seeds"
-echo "fuzz-smoke: fuzz-ehframe $(ls "$eh_seeds" | wc -l) seeds, ${eh_seconds}s"
-fuzz fuzz-ehframe "$eh_seconds" "$eh_work" "$eh_seeds"
+echo "fuzz-smoke: fuzz-decode $(files "$seeds") seeds," \
+	"$(files "$tree/decode") in the tree, ${dec_seconds}s"
+fuzz fuzz-decode "$dec_seconds" "$work" "$seeds" "$tree/decode"
+echo "fuzz-smoke: fuzz-ehframe $(files "$eh_seeds") seeds," \
+	"$(files "$tree/ehframe") in the tree, ${eh_seconds}s"
+fuzz fuzz-ehframe "$eh_seconds" "$eh_work" "$eh_seeds" "$tree/ehframe"
 echo "fuzz-smoke: no findings"
