@@ -11,6 +11,8 @@
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
+#   make fuzz-long       both until FUZZ_RUNS (100M) executions, at nice 19;
+#                        FUZZ_MERGE=1 merges new inputs into the tree corpus
 #   make bench           process and walk costs in the stock 6.12 guest
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
@@ -63,7 +65,7 @@ CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
-	fuzz-smoke bench bench-host style help selftests demo kunit sizes \
+	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
 	man install dkms-src dkms-install dkms-remove deb check-deb
 
 all: $(HOST_TOOLS)
@@ -160,6 +162,9 @@ selftests:
 
 fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
+	nice -n 19 scripts/tests/fuzz-long.sh
 
 sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
