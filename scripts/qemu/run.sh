@@ -45,7 +45,7 @@ kver=$2
 shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_failnth
-registry_unload.sh
+registry_unload.sh ioctl_fuzz
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
@@ -233,6 +233,12 @@ build_registry_tests() {
 	"$cc" $rflags $cflags_ioc -static -o "$r/selftests/registry_failnth" \
 		"$root/selftests/registry_failnth.c" "$reg/util.c" \
 		"$reg/enc.c" $decoder_srcs
+	# The ioctl fuzzer: without SFrame of its own, so that nothing of
+	# its main process is registered and the counters it compares stay
+	# its baseline.
+	"$cc" $rflags $cflags_ioc -static -pthread \
+		-o "$r/selftests/ioctl_fuzz" "$root/selftests/ioctl_fuzz.c" \
+		"$reg/util.c" "$reg/enc.c" $decoder_srcs
 	}
 
 	# Corrupt copies, made by a host tool.
@@ -448,6 +454,15 @@ build_compat_test() {
 		-o "$g/sfu_compat" "$root/selftests/perf/compat.c" \
 		$decoder_srcs 2> "$out/perf/compat.log" ||
 		echo "$prog: no -m32 toolchain: perf_compat will skip" >&2
+	# The ioctl fuzzer's 32-bit run (compat_ioctl).
+	# shellcheck disable=SC2086
+	gcc -m32 -static -idirafter /usr/include/x86_64-linux-gnu -O2 -Wall \
+		-Werror -pthread -I"$ksft" -I"$root/include/uapi" \
+		-o "$r/selftests/ioctl_fuzz32" "$root/selftests/ioctl_fuzz.c" \
+		"$root/selftests/registry/util.c" \
+		"$root/selftests/registry/enc.c" $decoder_srcs \
+		2> "$out/registry/fuzz32.log" ||
+		echo "$prog: no -m32 toolchain: ioctl_fuzz will skip its 32-bit run" >&2
 }
 
 build_perf_tests() {
