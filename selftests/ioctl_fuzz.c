@@ -104,6 +104,8 @@
 #define COMPAT_PROG	"/selftests/ioctl_fuzz32"
 /* The 32-bit run's share, in percent of the ops and seconds. */
 #define COMPAT_PERCENT	25
+/* The child's exit status when the kernel cannot exec the 32-bit build. */
+#define EXIT_NOEXEC	126
 
 /* The kernel's SFrame ABI, which a 32-bit build must use too. */
 #if defined(__i386__)
@@ -1920,11 +1922,15 @@ static void run_compat(u64 total_ops, u64 seconds)
 	if (pid == 0) {
 		execl(COMPAT_PROG, COMPAT_PROG, "-c", "-s", s, "-n", n, "-t",
 		      t, (char *)NULL);
-		_exit(127);
+		_exit(errno == ENOEXEC ? EXIT_NOEXEC : EXIT_NOEXEC + 1);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		ksft_exit_fail_perror("fork");
 	now(&end);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == EXIT_NOEXEC) {
+		ksft_test_result_skip("32-bit callers (compat_ioctl): this kernel runs no 32-bit programs (no IA32_EMULATION)\n");
+		return;
+	}
 	ksft_test_result(WIFEXITED(status) && !WEXITSTATUS(status),
 			 "32-bit callers (compat_ioctl), the four phases: %llu ops at most, %.1f s, exit status 0x%x\n",
 			 (unsigned long long)total_ops,
