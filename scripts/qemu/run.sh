@@ -51,7 +51,7 @@ unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh qsort_libc.sh"
+perf_compat.sh sframectl.sh qsort_libc.sh stress.sh"
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
@@ -442,6 +442,23 @@ build_bench() {
 	}
 }
 
+# The stress test's loops (selftests/stress/): sfu_stress with SFrame,
+# dynamic (it dlopens the registry tests' libraries), and the same
+# program without SFrame, one of the programs it execs.
+build_stress() {
+	local b=$out/stress g=$r/selftests/stress
+	local sflags="-O2 -fomit-frame-pointer -Wall -Werror -I$root/selftests/registry"
+
+	mkdir -p "$b" "$g"
+	# shellcheck disable=SC2086
+	{
+	sframe_cc "$root/selftests/stress/stress.c" "$b/stress.o" $sflags
+	sframe_link "$g/sfu_stress" "$b/stress.o" -pthread -ldl
+	sframe_link "$g/sfu_stress_plain" $sflags -pthread \
+		"$root/selftests/stress/stress.c" -ldl
+	}
+}
+
 # A 32-bit program with a registry, where the toolchain has -m32.
 build_compat_test() {
 	local g=$r/selftests/perf
@@ -518,6 +535,7 @@ build_unwind_tests
 build_perf_tests
 build_compat_test
 build_bench
+build_stress
 install_sframectl
 install -m 755 "$root/selftests/run.sh" "$r/selftests/run.sh"
 [ -n "$extra" ] && cp -r "$extra" "$r/extra"
@@ -534,6 +552,8 @@ for t in $tests; do
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
+	# STRESS_SECONDS (45) of load, then the wait for every loop.
+	stress.sh) echo "$t 420" ;;
 	*) echo "$t" ;;
 	esac
 done > "$r/selftests/list"

@@ -1,0 +1,298 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Everything at once, for a bounded time (STRESS_SECONDS or the first
+# argument; default 45): worker processes (selftests/stress/stress.c)
+# fork and exec a program with SFrame and one without, map and unmap a
+# library with SFrame the way ld.so does (forking now and then), dlopen
+# and dlclose libraries with SFrame (two of them), and start threads that
+# ask the test hook for deferred walks of themselves and are asked one by
+# their main thread as they exit; meanwhile the whole system is sampled
+# with call chains at a high rate (sfu_stress sample: perf_event_open()
+# of cpu-clock on every CPU, ring buffers drained; and the host's perf
+# record -a -g where /host has one), ftrace's userstacktrace is on in a
+# tracefs instance with sched_switch and two system call events, and the
+# module is unloaded and loaded again in a loop (each rmmod, retried while
+# the module is in use, must be done within 30 s).  Then every worker
+# must exit on its own, 0, within a bound; the module must be loaded; and
+# its memory counters (mms, sections, memory_bytes, sidecars,
+# sidecar_bytes) and task_work_pending must be back to what a freshly
+# loaded module showed before the run.  The figures are printed.  A
+# kernel warning, oops or sanitizer report fails the run in the harness.
+# Leaves the module loaded with test_hooks=1.
+# shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
+
+# shellcheck source=selftests/registry/lib.sh
+. /selftests/registry_lib.sh
+
+secs=${1:-${STRESS_SECONDS:-45}}
+hz=${STRESS_HZ:-4000}
+st=/selftests/stress/sfu_stress
+tmp=/tmp/stress
+tracefs=/sys/kernel/tracing
+inst=$tracefs/instances/sfu_stress
+rmmod_max=300		# tenths of a second, retries included
+exit_max=600		# tenths: for the workers to exit after their time
+counters="mms sections memory_bytes sidecars sidecar_bytes task_work_pending"
+# Event counters summed over every module instance of the run.
+events="registered unregistered forks scanned_mms deferred_walks perf_walks
+ftrace_walks sample_faults"
+workers=""
+sampler=""
+perf_pid=""
+cycles=0
+busy=0
+hung=""
+
+# tenths: tenths of a second since boot.
+tenths() {
+	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
+}
+
+loaded() {
+	[ -d /sys/module/sframe_unwind ]
+}
+
+# bounded TENTHS COMMAND...: run COMMAND, give up on it after TENTHS
+# (its exit status, or 124 with $hung set: it is left where it hangs).
+bounded() {
+	local max="$1" p i=0
+
+	shift
+	"$@" &
+	p=$!
+	while kill -0 "$p" 2> /dev/null; do
+		if [ "$i" -ge "$max" ]; then
+			hung="$hung $*"
+			echo "# $* did not return within $((max / 10)) s"
+			[ -r "/proc/$p/stack" ] && sed 's/^/#   /' "/proc/$p/stack"
+			return 124
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	wait "$p"
+}
+
+# tally: add the event counters of the module loaded now to $tmp.tally.
+tally() {
+	local e
+
+	[ -r "$dbg/stats" ] || return 0
+	for e in $events; do
+		echo "$e $(stat_of "$e")"
+	done >> "$tmp.tally"
+}
+
+# total NAME: NAME summed over the module instances tallied.
+total() {
+	awk -v k="$1" '$1 == k { n += $2 } END { print n + 0 }' "$tmp.tally"
+}
+
+# unload: rmmod, retried while the module is in use (an open debugfs
+# file of a worker holds it), all within $rmmod_max.
+unload() {
+	local end rc
+
+	end=$(($(tenths) + rmmod_max))
+	tally
+	while loaded; do
+		bounded $((end - $(tenths))) rmmod sframe_unwind 2> "$tmp.rmmod"
+		rc=$?
+		[ "$rc" -eq 0 ] && return 0
+		[ "$rc" -eq 124 ] && return 1
+		if [ "$(tenths)" -ge "$end" ]; then
+			echo "# rmmod kept failing for $((rmmod_max / 10)) s:"
+			sed 's/^/#   /' "$tmp.rmmod"
+			return 1
+		fi
+		busy=$((busy + 1))
+		sleep 0.1
+	done
+}
+
+load() {
+	loaded || bounded "$rmmod_max" insmod "$ko" test_hooks=1
+}
+
+# snapshot FILE: the counters to compare, one "name value" a line.
+snapshot() {
+	local c
+
+	for c in $counters; do
+		echo "$c $(stat_of "$c")"
+	done > "$1"
+}
+
+at_baseline() {
+	snapshot "$tmp.end" && cmp -s "$tmp.base" "$tmp.end"
+}
+
+ftrace_on() {
+	local e
+
+	mkdir "$inst" || return 1
+	echo 512 > "$inst/buffer_size_kb"
+	echo 1 > "$inst/options/userstacktrace" || return 1
+	for e in sched/sched_switch syscalls/sys_enter_munmap \
+		 syscalls/sys_enter_execve; do
+		[ -d "$inst/events/$e" ] && echo 1 > "$inst/events/$e/enable"
+	done
+	echo 1 > "$inst/tracing_on"
+}
+
+ftrace_off() {
+	[ -d "$inst" ] || return 0
+	echo 0 > "$inst/tracing_on"
+	grep -c '<user stack trace>' "$inst/trace" > "$tmp.ustacks"
+	awk '$1 == "entries:" || $1 == "overrun:" { n += $2 }
+	     END { print n + 0 }' "$inst"/per_cpu/cpu*/stats > "$tmp.events"
+	echo 0 > "$inst/events/enable"
+	echo 0 > "$inst/options/userstacktrace"
+	rmdir "$inst"
+}
+
+# The host's perf, where /host has one.
+host_perf() {
+	[ -x /host/usr/bin/perf ] && chroot /host perf --version > /dev/null 2>&1
+}
+
+# all_exited: every worker and sampler exited 0 within $exit_max.
+all_exited() {
+	local p i=0 bad=0
+
+	for p in $workers $sampler $perf_pid; do
+		while kill -0 "$p" 2> /dev/null && [ "$i" -lt "$exit_max" ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		if kill -0 "$p" 2> /dev/null; then
+			echo "# $p ($(cat "/proc/$p/comm")) did not exit:"
+			sed 's/^/#   /' "/proc/$p/stack" 2> /dev/null
+			hung="$hung $p"
+			kill -KILL "$p"
+			bad=1
+		elif ! wait "$p"; then
+			echo "# $p exited non-zero:"
+			sed 's/^/#   /' "$tmp.$p"
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
+# figure MODE KEY: the sum of KEY=N over the output of MODE's loops.
+figure() {
+	cat "$tmp".[0-9]* 2> /dev/null |
+		awk -v m="$1" -v k="$2" '$1 == m {
+			for (i = 2; i <= NF; i++)
+				if (split($i, kv, "=") == 2 && kv[1] == k)
+					n += kv[2]
+		} END { print n + 0 }'
+}
+
+echo "TAP version 13"
+[ -x "$st" ] || { echo "1..0 # SKIP no $st"; exit "$KSFT_SKIP"; }
+rm -f "$tmp".*
+echo "# $secs s of stress, sampling at $hz Hz"
+
+# The baseline of a freshly loaded module, nothing else running.
+check "a fresh module: rmmod and insmod test_hooks=1" eval "unload && load"
+check "the stats file is there" [ -r "$dbg/stats" ]
+snapshot "$tmp.base"
+sed 's/^/# baseline: /' "$tmp.base"
+
+ustack=""
+if [ -d "$tracefs/instances" ] &&
+   grep -Eq ' [Tt] stack_trace_save_user$' /proc/kallsyms; then
+	ustack=1
+	check "ftrace: userstacktrace on in instance sfu_stress" ftrace_on
+else
+	skip "ftrace: userstacktrace on" "no tracefs instances or no stack_trace_save_user"
+fi
+
+start=$(tenths)
+"$st" sample "$secs" "$hz" > "$tmp.w" 2>&1 &
+sampler=$!
+mv "$tmp.w" "$tmp.$sampler"
+if host_perf; then
+	chroot /host perf record -a -g -F "$hz" -N \
+		-o /tmp/sfu_stress.perf.data -- sleep "$secs" \
+		> "$tmp.perf" 2>&1 &
+	perf_pid=$!
+else
+	echo "# no perf at /host: sfu_stress sample only"
+fi
+for m in exec mmap dlopen dlopen threads; do
+	"$st" "$m" "$secs" > "$tmp.w" 2>&1 &
+	mv "$tmp.w" "$tmp.$!"
+	workers="$workers $!"
+done
+
+# rmmod and insmod until 10 s before the end: the last module instance
+# sees the loops run too.
+: > "$tmp.tally"
+ok_cycles=1
+while [ $(($(tenths) - start)) -lt $(((secs - 10) * 10)) ]; do
+	sleep 1
+	if ! unload; then
+		ok_cycles=0
+		break
+	fi
+	sleep 0.5
+	if ! load; then
+		ok_cycles=0
+		break
+	fi
+	cycles=$((cycles + 1))
+done
+check "rmmod and insmod in a loop: $cycles cycles (rmmod busy $busy times)" \
+	[ "$ok_cycles" -eq 1 ]
+check "at least 3 cycles" [ "$cycles" -ge 3 ]
+
+check "every worker and sampler exits 0 on its own" all_exited
+duration=$((($(tenths) - start) / 10))
+check "no rmmod, insmod or worker hung" [ -z "$hung" ]
+[ -n "$ustack" ] && check "ftrace: the instance goes" ftrace_off
+check "the module is loaded" eval "load && [ -r '$dbg/stats' ]"
+check "memory counters back to the baseline" wait_until 100 at_baseline
+if ! at_baseline; then
+	diff "$tmp.base" "$tmp.end" | sed 's/^/# /'
+fi
+
+tally
+samples=$(figure sample iterations)
+check "sfu_stress sample: samples were taken ($samples)" [ "$samples" -gt 0 ]
+check "sfu_stress sample: some with user frames ($(figure sample user))" \
+	[ "$(figure sample user)" -gt 0 ]
+if [ -n "$perf_pid" ]; then
+	sed 's/^/# perf: /' "$tmp.perf"
+	psamples=$(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$tmp.perf")
+	check "perf record -a -g: samples were taken (${psamples:-none})" \
+		[ "${psamples:-0}" -gt 0 ]
+	rm -f /host/tmp/sfu_stress.perf.data
+fi
+check "the module walked perf's samples ($(total perf_walks) perf_walks)" \
+	[ "$(total perf_walks)" -gt 0 ]
+if [ -n "$ustack" ]; then
+	check "the module walked ftrace's user stacks ($(total ftrace_walks) ftrace_walks)" \
+		[ "$(total ftrace_walks)" -gt 0 ]
+fi
+
+echo "# figures: $duration s, $cycles rmmod/insmod cycles (busy $busy)"
+for m in exec mmap dlopen threads; do
+	echo "# $m: $(figure "$m" iterations) iterations, $(figure "$m" errors) errors"
+done
+echo "# threads: $(figure threads walked) walked by the hook, $(figure threads asked) asked by the main thread"
+echo "# sample: $samples samples, $(figure sample user) with user frames, $(figure sample frames) user frames, $(figure sample deep) with 3 or more, $(figure sample lost) lost"
+grep '^sample cpus' "$tmp.$sampler" | sed 's/^/# /'
+[ -n "$ustack" ] &&
+	echo "# ftrace: $(cat "$tmp.events") events written, $(cat "$tmp.ustacks") user stack traces in the last 512 KiB"
+printf '# module, all instances:'
+for e in $events; do
+	printf ' %s=%s' "$e" "$(total "$e")"
+done
+echo
+sed 's/^/# stats: /' "$dbg/stats"
+rm -f "$tmp".*
+tap_exit
