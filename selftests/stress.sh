@@ -1,38 +1,50 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Everything at once, for a bounded time (STRESS_SECONDS or the first
-# argument; default 45): worker processes (selftests/stress/stress.c)
-# fork and exec a program with SFrame and one without, map and unmap a
-# library with SFrame the way ld.so does (forking now and then), dlopen
-# and dlclose libraries with SFrame (two of them), and start threads that
-# ask the test hook for deferred walks of themselves and are asked one by
-# their main thread as they exit; meanwhile the whole system is sampled
-# with call chains at a high rate (sfu_stress sample: perf_event_open()
-# of cpu-clock on every CPU, ring buffers drained; and the host's perf
-# record -a -g where /host has one), ftrace's userstacktrace is on in a
-# tracefs instance with sched_switch and two system call events, and the
-# module is unloaded and loaded again in a loop (each rmmod, retried while
-# the module is in use, must be done within 30 s).  Then every worker
-# must exit on its own, 0, within a bound; the module must be loaded; and
+# Everything at once, for a bounded time (the first argument, or
+# STRESS_SECONDS, which scripts/qemu/run.sh passes on from the host in
+# /selftests/stress.env; default 45, at least 20): worker processes
+# (selftests/stress/stress.c) fork and exec a program with SFrame and one
+# without, map and unmap a library with SFrame the way ld.so does
+# (forking now and then), dlopen and dlclose libraries with SFrame (two
+# of them), and start threads that ask the test hook for deferred walks
+# of themselves and are asked one by their main thread as they exit;
+# meanwhile the whole system is sampled with call chains at a high rate
+# (sfu_stress sample: perf_event_open() of cpu-clock on every CPU, ring
+# buffers drained; and the host's perf record -a -g where /host has one),
+# ftrace's userstacktrace is on in a tracefs instance with sched_switch
+# and two system call events, and the module is unloaded and loaded again
+# for the first STRESS_SECONDS - 10 s and three times at least (each
+# rmmod, retried while the module is in use, must be done within 30 s).
+# Then the loops are told to stop and must exit 0 within 60 s (perf
+# record, which reads its data, within 240 s); the module must be loaded;
 # its memory counters (mms, sections, memory_bytes, sidecars,
 # sidecar_bytes) and task_work_pending must be back to what a freshly
-# loaded module showed before the run.  The figures are printed.  A
-# kernel warning, oops or sanitizer report fails the run in the harness.
-# Leaves the module loaded with test_hooks=1.
+# loaded module showed before the run; and the module must have walked
+# samples for perf and (where the kernel has stack_trace_save_user())
+# user stacks for ftrace.  The figures are printed.  A kernel warning,
+# oops or sanitizer report fails the run in the harness.  Leaves the
+# module loaded with test_hooks=1.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
 # shellcheck source=selftests/registry/lib.sh
 . /selftests/registry_lib.sh
 
+if [ -r /selftests/stress.env ]; then
+	# shellcheck source=/dev/null
+	. /selftests/stress.env
+fi
 secs=${1:-${STRESS_SECONDS:-45}}
+[ "$secs" -ge 20 ] || secs=20
 hz=${STRESS_HZ:-4000}
 st=/selftests/stress/sfu_stress
 tmp=/tmp/stress
 tracefs=/sys/kernel/tracing
 inst=$tracefs/instances/sfu_stress
 rmmod_max=300		# tenths of a second, retries included
-exit_max=600		# tenths: for the workers to exit after their time
+exit_max=600		# tenths: for the loops to exit when told
+perf_max=2400		# tenths: for perf record (reads its data under TCG)
+min_cycles=3
 counters="mms sections memory_bytes sidecars sidecar_bytes task_work_pending"
 # Event counters summed over every module instance of the run.
 events="registered unregistered forks scanned_mms deferred_walks perf_walks
@@ -42,11 +54,18 @@ sampler=""
 perf_pid=""
 cycles=0
 busy=0
+rmmod_worst=0
+insmod_worst=0
 hung=""
 
 # tenths: tenths of a second since boot.
 tenths() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
+}
+
+# seconds TENTHS: as seconds with one decimal.
+seconds() {
+	echo "$(($1 / 10)).$(($1 % 10))"
 }
 
 loaded() {
@@ -157,14 +176,15 @@ host_perf() {
 	[ -x /host/usr/bin/perf ] && chroot /host perf --version > /dev/null 2>&1
 }
 
-# all_exited: every worker and sampler exited 0 within $exit_max.
+# all_exited TENTHS PID...: every PID exited 0, at most TENTHS after the
+# loops were told to stop.
 all_exited() {
-	local p i=0 bad=0
+	local p bad=0 end=$((stopped + $1))
 
-	for p in $workers $sampler $perf_pid; do
-		while kill -0 "$p" 2> /dev/null && [ "$i" -lt "$exit_max" ]; do
+	shift
+	for p in "$@"; do
+		while kill -0 "$p" 2> /dev/null && [ "$(tenths)" -lt "$end" ]; do
 			sleep 0.1
-			i=$((i + 1))
 		done
 		if kill -0 "$p" 2> /dev/null; then
 			echo "# $p ($(cat "/proc/$p/comm")) did not exit:"
@@ -174,11 +194,17 @@ all_exited() {
 			bad=1
 		elif ! wait "$p"; then
 			echo "# $p exited non-zero:"
-			sed 's/^/#   /' "$tmp.$p"
+			sed 's/^/#   /' "$tmp.$p" 2> /dev/null
 			bad=1
 		fi
 	done
 	return "$bad"
+}
+
+# spawn COMMAND...: run COMMAND in the background (its pid in $!), its
+# output in $tmp.PID.
+spawn() {
+	sh -c 'exec "$@" > "$0.$$" 2>&1' "$tmp" "$@" &
 }
 
 # figure MODE KEY: the sum of KEY=N over the output of MODE's loops.
@@ -211,11 +237,13 @@ else
 	skip "ftrace: userstacktrace on" "no tracefs instances or no stack_trace_save_user"
 fi
 
-start=$(tenths)
-"$st" sample "$secs" "$hz" > "$tmp.w" 2>&1 &
+began=$(tenths)
+# Stopped by SIGTERM (or, should this script die, after $limit).
+limit=$((secs * 4 + 600))
+spawn "$st" sample "$limit" "$hz"
 sampler=$!
-mv "$tmp.w" "$tmp.$sampler"
 if host_perf; then
+	# For $secs, the loops' shortest time.
 	chroot /host perf record -a -g -F "$hz" -N \
 		-o /tmp/sfu_stress.perf.data -- sleep "$secs" \
 		> "$tmp.perf" 2>&1 &
@@ -224,34 +252,54 @@ else
 	echo "# no perf at /host: sfu_stress sample only"
 fi
 for m in exec mmap dlopen dlopen threads; do
-	"$st" "$m" "$secs" > "$tmp.w" 2>&1 &
-	mv "$tmp.w" "$tmp.$!"
+	spawn "$st" "$m" "$limit"
 	workers="$workers $!"
 done
 
-# rmmod and insmod until 10 s before the end: the last module instance
-# sees the loops run too.
+# rmmod and insmod for the first $secs - 10 s, and $min_cycles times at
+# least; the loops go on 5 s after the last insmod and to $secs at least.
 : > "$tmp.tally"
 ok_cycles=1
-while [ $(($(tenths) - start)) -lt $(((secs - 10) * 10)) ]; do
+t3=$began
+while [ $(($(tenths) - began)) -lt $(((secs - 10) * 10)) ] ||
+      [ "$cycles" -lt "$min_cycles" ]; do
 	sleep 1
+	t0=$(tenths)
 	if ! unload; then
 		ok_cycles=0
 		break
 	fi
+	t1=$(tenths)
 	sleep 0.5
+	t2=$(tenths)
 	if ! load; then
 		ok_cycles=0
 		break
 	fi
+	t3=$(tenths)
+	[ $((t1 - t0)) -gt "$rmmod_worst" ] && rmmod_worst=$((t1 - t0))
+	[ $((t3 - t2)) -gt "$insmod_worst" ] && insmod_worst=$((t3 - t2))
 	cycles=$((cycles + 1))
 done
-check "rmmod and insmod in a loop: $cycles cycles (rmmod busy $busy times)" \
+cycles_end=$(tenths)
+check "rmmod and insmod $cycles times under the loops (rmmod busy $busy times)" \
 	[ "$ok_cycles" -eq 1 ]
-check "at least 3 cycles" [ "$cycles" -ge 3 ]
+while [ "$(tenths)" -lt $((began + secs * 10)) ] ||
+      [ "$(tenths)" -lt $((t3 + 50)) ]; do
+	sleep 0.5
+done
+stopped=$(tenths)
+# shellcheck disable=SC2086
+kill -TERM $workers $sampler
 
-check "every worker and sampler exits 0 on its own" all_exited
-duration=$((($(tenths) - start) / 10))
+# shellcheck disable=SC2086
+check "every worker and sampler exits 0 on its own" \
+	all_exited "$exit_max" $workers $sampler
+exited=$(tenths)
+if [ -n "$perf_pid" ]; then
+	check "perf record exits 0" all_exited "$perf_max" "$perf_pid"
+	perf_exited=$(tenths)
+fi
 check "no rmmod, insmod or worker hung" [ -z "$hung" ]
 [ -n "$ustack" ] && check "ftrace: the instance goes" ftrace_off
 check "the module is loaded" eval "load && [ -r '$dbg/stats' ]"
@@ -279,7 +327,9 @@ if [ -n "$ustack" ]; then
 		[ "$(total ftrace_walks)" -gt 0 ]
 fi
 
-echo "# figures: $duration s, $cycles rmmod/insmod cycles (busy $busy)"
+echo "# figures: loops ran $(seconds $((stopped - began))) s; $cycles rmmod/insmod cycles in the first $(seconds $((cycles_end - began))) s (rmmod busy $busy times; worst rmmod $(seconds "$rmmod_worst") s, insmod $(seconds "$insmod_worst") s); all exited $(seconds $((exited - stopped))) s after being told to stop"
+[ -n "$perf_pid" ] &&
+	echo "# perf record ended $(seconds $((perf_exited - stopped))) s after the loops"
 for m in exec mmap dlopen threads; do
 	echo "# $m: $(figure "$m" iterations) iterations, $(figure "$m" errors) errors"
 done

@@ -19,6 +19,9 @@
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
 #
+# STRESS_SECONDS in the environment sets how long stress.sh's loops run
+# (default 45; at least 20 for its three rmmod/insmod cycles).
+#
 # The module and the test programs are built for ARCH against the kernel's
 # own headers, packed with a static busybox into an initramfs, and run by
 # the guest's /init.  The verdict comes from a separate channel (ttyS1 on
@@ -552,11 +555,14 @@ for t in $tests; do
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
-	# STRESS_SECONDS (45) of load, then the wait for every loop.
-	stress.sh) echo "$t 420" ;;
+	# STRESS_SECONDS of load, then the wait for every loop.
+	stress.sh) echo "$t $((${STRESS_SECONDS:-45} * 2 + 330))" ;;
 	*) echo "$t" ;;
 	esac
 done > "$r/selftests/list"
+if [ -n "${STRESS_SECONDS:-}" ]; then
+	echo "STRESS_SECONDS=$STRESS_SECONDS" > "$r/selftests/stress.env"
+fi
 
 # Corpus programs with gas's SFrame, where this architecture has a producer.
 if [ "$arch" != s390x ]; then
