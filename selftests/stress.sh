@@ -3,7 +3,8 @@
 #
 # Everything at once, for a bounded time (the first argument, or
 # STRESS_SECONDS, which scripts/qemu/run.sh passes on from the host in
-# /selftests/stress.env; default 45, at least 20): worker processes
+# /selftests/stress.env with STRESS_HZ and STRESS_RMMOD_SECONDS; default
+# 45, at least 20): worker processes
 # (selftests/stress/stress.c) fork and exec a program with SFrame and one
 # without, map and unmap a library with SFrame the way ld.so does
 # (forking now and then), dlopen and dlclose libraries with SFrame (two
@@ -15,7 +16,8 @@
 # ftrace's userstacktrace is on in a tracefs instance with sched_switch
 # and two system call events, and the module is unloaded and loaded again
 # for the first STRESS_SECONDS - 10 s and three times at least (each
-# rmmod, retried while the module is in use, must be done within 30 s).
+# rmmod, retried while the module is in use, must be done within 30 s,
+# STRESS_RMMOD_SECONDS).
 # Then the loops are told to stop and must exit 0 within 60 s (perf
 # record, which reads its data, within 240 s); the module must be loaded;
 # its memory counters (mms, sections, memory_bytes, sidecars,
@@ -41,7 +43,8 @@ st=/selftests/stress/sfu_stress
 tmp=/tmp/stress
 tracefs=/sys/kernel/tracing
 inst=$tracefs/instances/sfu_stress
-rmmod_max=300		# tenths of a second, retries included
+# tenths of a second for rmmod, retries included, and for insmod
+rmmod_max=$((${STRESS_RMMOD_SECONDS:-30} * 10))
 exit_max=600		# tenths: for the loops to exit when told
 perf_max=2400		# tenths: for perf record (reads its data under TCG)
 min_cycles=3
@@ -277,6 +280,7 @@ while [ $(($(tenths) - began)) -lt $(((secs - 10) * 10)) ] ||
 		break
 	fi
 	t3=$(tenths)
+	echo "# cycle $((cycles + 1)): rmmod $(seconds $((t1 - t0))) s, insmod $(seconds $((t3 - t2))) s"
 	[ $((t1 - t0)) -gt "$rmmod_worst" ] && rmmod_worst=$((t1 - t0))
 	[ $((t3 - t2)) -gt "$insmod_worst" ] && insmod_worst=$((t3 - t2))
 	cycles=$((cycles + 1))

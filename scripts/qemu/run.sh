@@ -20,7 +20,9 @@
 #                     name the guest's kernel
 #
 # STRESS_SECONDS in the environment sets how long stress.sh's loops run
-# (default 45; at least 20 for its three rmmod/insmod cycles).
+# (default 45; at least 20 for its three rmmod/insmod cycles),
+# STRESS_HZ their sampling rate (4000) and STRESS_RMMOD_SECONDS the
+# bound on each rmmod (30); they are passed to the guest.
 #
 # The module and the test programs are built for ARCH against the kernel's
 # own headers, packed with a static busybox into an initramfs, and run by
@@ -560,9 +562,9 @@ for t in $tests; do
 	*) echo "$t" ;;
 	esac
 done > "$r/selftests/list"
-if [ -n "${STRESS_SECONDS:-}" ]; then
-	echo "STRESS_SECONDS=$STRESS_SECONDS" > "$r/selftests/stress.env"
-fi
+for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS; do
+	[ -z "${!v:-}" ] || echo "$v=${!v}"
+done > "$r/selftests/stress.env"
 
 # Corpus programs with gas's SFrame, where this architecture has a producer.
 if [ "$arch" != s390x ]; then
