@@ -14,9 +14,11 @@
  *                                ld.so does, sometimes fork, unmap
  *   sfu_stress dlopen SECONDS    dlopen, call into and dlclose libsfu_b.so,
  *                                libsfu_c.so and libsfu_d.so
- *   sfu_stress threads SECONDS   threads that start, ask the test hook for
- *                                a deferred walk of themselves, are asked
- *                                one by the main thread, and exit
+ *   sfu_stress threads SECONDS   four threads at a time start and exit: one
+ *                                asks the test hook for a deferred walk of
+ *                                itself, the main thread asks one for
+ *                                another as it exits; then a 5 ms pause
+ *                                (an open hook file holds the module)
  *   sfu_stress sample SECONDS HZ system-wide cpu-clock sampling with call
  *                                chains (perf_event_open() on every CPU),
  *                                ring buffers drained; counts samples,
@@ -54,7 +56,9 @@
 #define CALL_RESULT		5	/* sfu_lib_call(1) */
 #define MMAP_FORK_EVERY		8
 #define THREADS_PER_ROUND	4
-#define THREAD_SPIN		100000
+#define HOOK_SELF		0	/* the thread that asks for itself */
+#define HOOK_TASK		1	/* the thread the main thread asks for */
+#define ROUND_PAUSE_NS		5000000
 #define HOOK_READ_MAX		8192
 #define RING_PAGES		64	/* data pages per CPU, a power of 2 */
 #define MAX_CPUS		64
@@ -245,6 +249,7 @@ struct stress_thread {
 	pthread_t thread;
 	atomic_int tid;
 	atomic_int go;
+	int hook;	/* asks the hook for a walk of itself */
 	int walked;	/* the hook answered its own request */
 };
 
@@ -270,50 +275,63 @@ static void *thread_fn(void *arg)
 	struct stress_thread *t = arg;
 	unsigned long spin;
 
-	t->walked = hook_walk();
+	if (t->hook)
+		t->walked = hook_walk();
 	atomic_store(&t->tid, (int)syscall(SYS_gettid));
-	/* Run in user space a little while the main thread asks. */
-	for (spin = 0; spin < THREAD_SPIN && !atomic_load(&t->go); spin++)
+	/* Run in user space until the main thread has asked (or not). */
+	for (spin = 0; !atomic_load(&t->go); spin++)
 		__asm__ volatile("" : "+r" (spin));
 	return NULL;
 }
 
+/* Ask the test hook for a deferred walk of thread @tid, interrupting it. */
+static int hook_task(int tid)
+{
+	char cmd[32];
+	int fd, ret;
+
+	fd = open(STRESS_HOOK, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	snprintf(cmd, sizeof(cmd), "task %d", tid);
+	/* The thread may be gone already: ESRCH is fine. */
+	ret = write(fd, cmd, strlen(cmd)) > 0;
+	close(fd);
+	return ret;
+}
+
 static int loop_threads(void)
 {
+	const struct timespec pause = { .tv_nsec = ROUND_PAUSE_NS };
 	unsigned long iters = 0, errors = 0, walked = 0, asked = 0;
 	struct stress_thread t[THREADS_PER_ROUND];
-	char cmd[32];
-	int i, fd, n;
+	int i, n;
 
 	while (!done()) {
 		memset(t, 0, sizeof(t));
-		for (i = 0; i < THREADS_PER_ROUND; i++)
+		for (i = 0; i < THREADS_PER_ROUND; i++) {
+			t[i].hook = i == HOOK_SELF;
 			if (pthread_create(&t[i].thread, NULL, thread_fn,
 					   &t[i])) {
 				errors++;
 				break;
 			}
+		}
 		n = i;
-		fd = open(STRESS_HOOK, O_RDWR | O_CLOEXEC);
 		for (i = 0; i < n; i++) {
 			while (!atomic_load(&t[i].tid))
 				sched_yield();
-			/* The thread may be gone already: ESRCH is fine. */
-			if (fd >= 0) {
-				snprintf(cmd, sizeof(cmd), "task %d",
-					 atomic_load(&t[i].tid));
-				if (write(fd, cmd, strlen(cmd)) > 0)
-					asked++;
-			}
+			if (i == HOOK_TASK)
+				asked += hook_task(atomic_load(&t[i].tid));
 			atomic_store(&t[i].go, 1);
 		}
-		if (fd >= 0)
-			close(fd);
 		for (i = 0; i < n; i++) {
 			pthread_join(t[i].thread, NULL);
 			walked += t[i].walked;
 		}
 		iters += n;
+		/* An open hook file holds the module: leave rmmod a chance. */
+		nanosleep(&pause, NULL);
 	}
 	printf("threads iterations=%lu errors=%lu walked=%lu asked=%lu\n",
 	       iters, errors, walked, asked);
