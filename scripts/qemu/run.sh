@@ -8,7 +8,8 @@
 #   KVER     6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only) |
 #            debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
-#   --timeout SEC     outer timeout for the whole guest (default 600)
+#   --timeout SEC     outer timeout for the whole guest (default 1200 s,
+#                     2400 s for arm64 and s390x)
 #   --hang            make the guest hang after its tests (harness test)
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
 #   --extra DIR       copy DIR's contents to /extra in the guest
@@ -60,7 +61,9 @@ perf_compat.sh sframectl.sh qsort_libc.sh stress.sh"
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
+# The whole list; a foreign architecture under TCG takes about twice as long.
 timeout_s=1200
+[ "$arch" = x86_64 ] || timeout_s=2400
 hang=""
 out=$root/build/qemu/$arch-$kver
 extra=""
