@@ -21,21 +21,8 @@ slack_tenths=200
 holder=""
 rmmod_pid=""
 
-stat_of() {
-	sed -n "s/^$1 //p" "$dbg/stats"
-}
-
-# state PID: the one-letter scheduler state of PID.
-state() {
-	sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2> /dev/null
-}
-
 held() {
 	[ "$(state "$1")" = D ]
-}
-
-pending() {
-	[ "$(stat_of task_work_pending)" -ge 1 ]
 }
 
 # arm: a walk requested as the holder vforks, then the probe taken away.
@@ -87,7 +74,7 @@ grep -qw kernel_clone /proc/kallsyms || {
 	exit "$KSFT_SKIP"
 }
 check "a task held in vfork with a walk requested at kernel_clone" arm
-check "its walk is pending ($(stat_of task_work_pending) task work(s))" pending
+check "its walk is pending ($(stat_of task_work_pending) task work(s))" work_pending
 check "rmmod waits and names it in the kernel log" unload_waits
 dmesg | grep -A1 'unload waits for' | head -2 | sed 's/^/# /'
 check "rmmod returns once the vfork child has exited" unload_ends

@@ -20,21 +20,8 @@ nap=600
 sleeper=""
 rmmod_pid=""
 
-stat_of() {
-	sed -n "s/^$1 //p" "$dbg/stats"
-}
-
-# state PID: the one-letter scheduler state of PID.
-state() {
-	sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2> /dev/null
-}
-
 asleep() {
 	[ "$(state "$1")" = S ]
-}
-
-pending() {
-	[ "$(stat_of task_work_pending)" -ge 1 ]
 }
 
 # arm: sleep with a request pending, then take the probe away again.
@@ -73,7 +60,7 @@ need_registry
 	exit "$KSFT_SKIP"
 }
 check "a sleeper with a walk requested at hrtimer_nanosleep" arm
-check "its walk is pending ($(stat_of task_work_pending) task work(s))" pending
+check "its walk is pending ($(stat_of task_work_pending) task work(s))" work_pending
 check "rmmod returns within $((rmmod_tenths / 10)) s" unload
 check "the module is gone" sh -c "! grep -q '^sframe_unwind ' /proc/modules"
 check "the sleeper is alive" kill -0 "$sleeper"

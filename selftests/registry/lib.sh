@@ -110,6 +110,16 @@ stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' "$dbg/stats"
 }
 
+# state PID: the one-letter scheduler state of PID.
+state() {
+	sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2> /dev/null
+}
+
+# work_pending: some task has a deferred walk or other module work queued.
+work_pending() {
+	[ "$(stat_of task_work_pending)" -ge 1 ]
+}
+
 # wait_for FILE REGEX [TENTHS]: wait until a line of FILE matches REGEX.
 wait_for() {
 	local i=0 max="${3:-100}"
