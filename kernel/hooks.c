@@ -33,6 +33,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ftrace.h>
+#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -47,6 +48,8 @@
 #define SFU_MMAP_SYMBOL		"perf_event_mmap"
 #define SFU_FORK_SYMBOL		"perf_event_fork"
 #define SFU_EXIT_SYMBOL		"exit_mmap"
+/* How often unload looks whether the hooks under way have left. */
+#define SFU_HOOKS_DRAIN_MS	1
 
 struct sfu_map_work {
 	struct sfu_twork tw;
@@ -65,20 +68,31 @@ struct sfu_fhook {
 	bool on;
 };
 
+/* Hook calls under way; unload waits for them (see sfu_hooks_exit()). */
+static atomic_t sfu_hooks_busy = ATOMIC_INIT(0);
+
 /*
  * The hooks allocate (GFP_ATOMIC) and take spinlocks.  ftrace calls them
  * as the hooked function runs, preemptible there; but when another ftrace
  * user watches the same function they run behind ftrace's list function
  * with preemption off.  A PREEMPT_RT kernel allows neither there (its
  * spinlocks sleep, its allocator may not be called): then they do
- * nothing and count it.
+ * nothing and count it.  Return: whether the hook may run; if so, it
+ * calls sfu_hook_leave() when done.
  */
-static bool sfu_hook_may_run(void)
+static bool sfu_hook_enter(void)
 {
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())
-		return true;
-	sfu_stat_inc(SFU_STAT_HOOK_SKIPPED);
-	return false;
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible()) {
+		sfu_stat_inc(SFU_STAT_HOOK_SKIPPED);
+		return false;
+	}
+	atomic_inc(&sfu_hooks_busy);
+	return true;
+}
+
+static void sfu_hook_leave(void)
+{
+	atomic_dec(&sfu_hooks_busy);
 }
 
 static void sfu_map_work_fn(struct sfu_twork *tw)
@@ -96,19 +110,14 @@ static void sfu_map_work_free(struct sfu_twork *tw)
 	kfree(container_of(tw, struct sfu_map_work, tw));
 }
 
-/* perf_event_mmap(vma): a new mapping, the mmap lock held for writing. */
-static void notrace sfu_mmap_hook(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *ops,
-				  struct ftrace_regs *fregs)
+/* A new mapping: the mmap lock held for writing. */
+static void sfu_mmap_seen(struct vm_area_struct *vma)
 {
-	struct vm_area_struct *vma;
 	struct sfu_map_work *w;
 
-	vma = (struct vm_area_struct *)sfu_ftrace_arg0(fregs);
 	if (!vma || !vma->vm_file || !(vma->vm_flags & VM_EXEC) ||
 	    vma->vm_mm != current->mm ||
-	    (current->flags & (PF_KTHREAD | PF_EXITING)) ||
-	    !sfu_hook_may_run())
+	    (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w) {
@@ -121,6 +130,17 @@ static void notrace sfu_mmap_hook(unsigned long ip, unsigned long parent_ip,
 	w->tw.free = sfu_map_work_free;
 	if (sfu_twork_queue(current, &w->tw, TWA_RESUME))
 		kfree(w);
+}
+
+/* perf_event_mmap(vma) */
+static void notrace sfu_mmap_hook(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
+{
+	if (!sfu_hook_enter())
+		return;
+	sfu_mmap_seen((struct vm_area_struct *)sfu_ftrace_arg0(fregs));
+	sfu_hook_leave();
 }
 
 /* The hook reads perf_event_mmap()'s only argument as the VMA. */
@@ -191,18 +211,15 @@ static void sfu_fork_work_free(struct sfu_twork *tw)
 	kfree(w);
 }
 
-/* perf_event_fork(child): in the parent, the child not yet running. */
-static void notrace sfu_fork_hook(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *ops,
-				  struct ftrace_regs *fregs)
+/* In the parent, the child's mm copied, the child not yet running. */
+static void sfu_fork_seen(struct task_struct *parent,
+			  struct task_struct *child)
 {
-	struct task_struct *child, *parent = current;
 	struct sfu_fork_work *w;
 	struct sfu_mm *smm;
 
-	child = (struct task_struct *)sfu_ftrace_arg0(fregs);
 	if (!child || !child->mm || child->mm == parent->mm ||
-	    (child->flags & PF_KTHREAD) || !sfu_hook_may_run())
+	    (child->flags & PF_KTHREAD))
 		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w)
@@ -225,6 +242,17 @@ free_work:
 	kfree(w);
 }
 
+/* perf_event_fork(child) */
+static void notrace sfu_fork_hook(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops,
+				  struct ftrace_regs *fregs)
+{
+	if (!sfu_hook_enter())
+		return;
+	sfu_fork_seen(current, (struct task_struct *)sfu_ftrace_arg0(fregs));
+	sfu_hook_leave();
+}
+
 /* The hook reads perf_event_fork()'s only argument as the child. */
 static_assert(__same_type(&perf_event_fork,
 			  void (*)(struct task_struct *task)));
@@ -245,8 +273,10 @@ static void notrace sfu_exit_mmap_hook(unsigned long ip,
 {
 	struct mm_struct *mm = (struct mm_struct *)sfu_ftrace_arg0(fregs);
 
-	if (mm && sfu_hook_may_run())
-		sfu_mm_exit(mm);
+	if (!mm || !sfu_hook_enter())
+		return;
+	sfu_mm_exit(mm);
+	sfu_hook_leave();
 }
 
 /* The hook reads exit_mmap()'s only argument as the mm. */
@@ -350,10 +380,20 @@ unhook_fork:
 	return ret;
 }
 
-/* After this no hook runs or will run; queued task works may. */
+/*
+ * After this no hook runs or will run; queued task works may.
+ *
+ * Unregistering an ops waits (RCU tasks) for the tasks that were
+ * preempted in it, not for those that block there: on PREEMPT_RT a hook
+ * may block on a spinlock.  So wait for the hooks under way to leave, and
+ * once more for any task preempted on its way out after leaving.
+ */
 void sfu_hooks_exit(void)
 {
 	sfu_fhook_off(&sfu_exit_fhook);
 	sfu_fhook_off(&sfu_mmap_fhook);
 	sfu_fhook_off(&sfu_fork_fhook);
+	while (atomic_read(&sfu_hooks_busy))
+		msleep(SFU_HOOKS_DRAIN_MS);
+	synchronize_rcu_tasks();
 }
