@@ -293,41 +293,17 @@ static int side_fd = -1;
 static void *mapped = MAP_FAILED;
 static size_t mapped_len;
 
-/* The first executable segment of @fd and the end of all of them. */
-static int exec_segment(int fd, u64 *vaddr, u64 *end)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	unsigned int i;
-
-	*vaddr = 0;
-	*end = 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
-		return -1;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
-		    sizeof(ph))
-			return -1;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if ((ph.p_flags & PF_X) && !*vaddr)
-			*vaddr = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > *end)
-			*end = ph.p_vaddr + ph.p_memsz;
-	}
-	return *vaddr ? 0 : -1;
-}
-
 static int side_setup(void)
 {
 	struct sfu_test_func f;
-	u64 vaddr, end;
+	Elf64_Phdr text;
+	uint64_t end;
 	s64 len;
 
 	side_fd = open(lib_plain, O_RDONLY | O_CLOEXEC);
-	if (side_fd < 0 || exec_segment(side_fd, &vaddr, &end))
+	if (side_fd < 0 || sfu_elf_text(side_fd, &text, &end))
 		return -1;
-	f.start = vaddr;
+	f.start = text.p_vaddr;
 	f.size = FUNC_SIZE;
 	end = (end + page - 1) & ~(u64)(page - 1);
 	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
@@ -701,14 +677,14 @@ static void run_insmod(void)
 
 /* ---- the end state */
 
-static int kmemleak_cmd(const char *cmd)
+static int knob(const char *path, const char *val)
 {
-	int fd = open(KMEMLEAK, O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	int ret;
 
 	if (fd < 0)
 		return -1;
-	ret = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
+	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
 	close(fd);
 	return ret;
 }
@@ -722,7 +698,7 @@ static bool kmemleak_clean(void)
 	if (access(KMEMLEAK, W_OK))
 		return true;
 	sleep(KMEMLEAK_AGE_S);
-	if (kmemleak_cmd("scan"))
+	if (knob(KMEMLEAK, "scan"))
 		return false;
 	report = sfu_read_file(KMEMLEAK, NULL);
 	if (!report)
@@ -731,11 +707,10 @@ static bool kmemleak_clean(void)
 	if (!clean)
 		ksft_print_msg("kmemleak:\n%s\n", report);
 	free(report);
-	kmemleak_cmd("clear");
+	knob(KMEMLEAK, "clear");
 	return clean;
 }
 
-static int knob(const char *path, const char *val);
 
 /*
  * [start, end) of the core kernel function @name, from /proc/kallsyms:
@@ -820,17 +795,6 @@ static bool module_faults_only(void)
 	return true;
 }
 
-static int knob(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-	close(fd);
-	return ret;
-}
 
 int main(int argc, char **argv)
 {
@@ -862,7 +826,7 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s: %s\n", SFRAME_UNWIND_DEVICE,
 			       strerror(errno));
 	ksft_set_plan(ARRAY_SIZE(ops) + 3);
-	kmemleak_cmd("clear");
+	knob(KMEMLEAK, "clear");
 	stat_of("memory_bytes", &mem0);
 	stat_of("sections", &secs0);
 	for (i = 0; i < ARRAY_SIZE(ops); i++)

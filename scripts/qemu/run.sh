@@ -461,9 +461,10 @@ build_stress() {
 	# shellcheck disable=SC2086
 	{
 	sframe_cc "$root/selftests/stress/stress.c" "$b/stress.o" $sflags
-	sframe_link "$g/sfu_stress" "$b/stress.o" -pthread -ldl
+	"$cc" $sflags -c -o "$b/util.o" "$root/selftests/registry/util.c"
+	sframe_link "$g/sfu_stress" "$b/stress.o" "$b/util.o" -pthread -ldl
 	sframe_link "$g/sfu_stress_plain" $sflags -pthread \
-		"$root/selftests/stress/stress.c" -ldl
+		"$root/selftests/stress/stress.c" "$b/util.o" -ldl
 	}
 }
 

@@ -7,7 +7,9 @@
 #ifndef _SELFTESTS_REGISTRY_H
 #define _SELFTESTS_REGISTRY_H
 
+#include <elf.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The guest's layout, set up by scripts/qemu/run.sh. */
@@ -42,5 +44,6 @@ int sfu_lookup(const unsigned long *pcs, unsigned int nr, char *out,
 int sfu_lookup_one(unsigned long pc, char *line, size_t len);
 int sfu_listing(pid_t pid, char *out, size_t len);
 int sfu_listed(pid_t pid, const char *needle);
+int sfu_elf_text(int fd, Elf64_Phdr *text, uint64_t *span);
 
 #endif /* _SELFTESTS_REGISTRY_H */

@@ -4,6 +4,7 @@
  * selftests and their helper programs.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -182,4 +183,35 @@ int sfu_listed(pid_t pid, const char *name)
 	}
 	free(buf);
 	return hits;
+}
+
+/*
+ * The first executable PT_LOAD of the 64-bit ELF file @fd, and the end of
+ * the highest PT_LOAD (the span a mapping of the whole image needs).
+ */
+int sfu_elf_text(int fd, Elf64_Phdr *text, uint64_t *span)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int i, found = 0;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	*span = 0;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr + ph.p_memsz > *span)
+			*span = ph.p_vaddr + ph.p_memsz;
+		if ((ph.p_flags & PF_X) && !found) {
+			*text = ph;
+			found = 1;
+		}
+	}
+	return found ? 0 : -1;
 }

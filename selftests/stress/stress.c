@@ -132,34 +132,6 @@ static int loop_exec(void)
 	return errors ? 1 : 0;
 }
 
-/* The executable PT_LOAD of the ELF file @fd and its span. */
-static int text_of(int fd, Elf64_Phdr *text, uint64_t *span)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int i, found = 0;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return -1;
-	*span = 0;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
-		    sizeof(ph))
-			return -1;
-		if (ph.p_type != PT_LOAD)
-			continue;
-		if (ph.p_vaddr + ph.p_memsz > *span)
-			*span = ph.p_vaddr + ph.p_memsz;
-		if ((ph.p_flags & PF_X) && !found) {
-			*text = ph;
-			found = 1;
-		}
-	}
-	return found ? 0 : -1;
-}
-
 /* Map the file read-only, then its text executable over it, as ld.so. */
 static int map_once(int fd, const Elf64_Phdr *text, uint64_t span,
 		    unsigned long iter)
@@ -203,7 +175,7 @@ static int loop_mmap(void)
 	int fd;
 
 	fd = open(SFU_LIB("d"), O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || text_of(fd, &text, &span)) {
+	if (fd < 0 || sfu_elf_text(fd, &text, &span)) {
 		printf("mmap: cannot read %s\n", SFU_LIB("d"));
 		return 1;
 	}
