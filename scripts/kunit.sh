@@ -94,17 +94,17 @@ set +e
 # KVM does on all three architectures, through a vendor back end on x86.
 # The fault injection selftest's stack filter: not on arm64 (it needs
 # FRAME_POINTER there); the debug guest is booted on x86-64 only anyway.
-extra=CONFIG_FAULT_INJECTION=y
+adds=()
 case $arch in
 x86_64)	kvm=CONFIG_KVM_INTEL=y
-	extra=CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y ;;
+	adds+=(--kconfig_add=CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y) ;;
 *)	kvm=CONFIG_KVM=y ;;
 esac
 python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 	${cross:+--cross_compile="$cross"} \
 	--kunitconfig="$root/kunit/.kunitconfig" --build_dir="$build" \
 	--kconfig_add=CONFIG_VIRTUALIZATION=y --kconfig_add=CONFIG_KVM=y \
-	--kconfig_add="$kvm" --kconfig_add="$extra" \
+	--kconfig_add="$kvm" "${adds[@]}" \
 	--jobs="$(nproc)" --timeout=1200 --raw_output=all > "$log" 2>&1
 rc=$?
 set -e
