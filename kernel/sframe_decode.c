@@ -586,6 +586,40 @@ void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it)
 	it->end = fde->elem->fre_off + fde->elem->fre_len;
 	it->left = fde->num_fres;
 	it->prev_start = 0;
+	it->win_len = 0;
+}
+
+/*
+ * The bytes of the next FRE, at most @want of them (fewer only at the end
+ * of the FRE data): from the cursor's window, refilled from @it->off when
+ * they are not all in it.
+ */
+static int sfu_fre_bytes(struct sfu_section *sec, struct sfu_fre_iter *it,
+			 size_t want, const u8 **b, enum sfu_mem mode)
+{
+	u64 avail = it->end - it->off;
+	size_t len;
+	int ret;
+
+	if (it->win_len && it->off >= it->win_off &&
+	    it->off - it->win_off + want <= it->win_len) {
+		*b = it->win + (it->off - it->win_off);
+		return 0;
+	}
+	len = avail < sizeof(it->win) ? avail : sizeof(it->win);
+	it->win_len = 0;
+	ret = sfu_fetch(sec, it->off, it->win, len, mode, "FRE");
+	/* Bytes past the row may sit on a page a non-faulting read lacks. */
+	if (ret == -EFAULT && len > want) {
+		len = want;
+		ret = sfu_fetch(sec, it->off, it->win, len, mode, "FRE");
+	}
+	if (ret)
+		return ret;
+	it->win_off = it->off;
+	it->win_len = len;
+	*b = it->win;
+	return 0;
 }
 
 static int sfu_check_fre(struct sfu_section *sec, const struct sfu_fde *fde,
@@ -623,19 +657,19 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 		 struct sfu_fre_iter *it, struct sfu_fre *fre,
 		 enum sfu_mem mode)
 {
-	u8 b[SFU_FRE_MAX_BYTES];
 	const struct sfu_elem *e = fde->elem;
 	unsigned int asz = 1u << fde->fre_type, i;
 	u64 avail = it->end > it->off ? it->end - it->off : 0;
+	const u8 *b;
 	int ret;
 
 	if (!it->left)
 		return -ENOENT;
 	if (avail < asz + 1)
 		return sfu_corrupt(sec, "truncated FRE", it->off);
-	/* One read covers the largest row; fewer bytes at the very end. */
-	ret = sfu_fetch(sec, it->off, b, avail < sizeof(b) ? avail : sizeof(b),
-			mode, "FRE");
+	/* The largest row is in the window; fewer bytes at the very end. */
+	ret = sfu_fre_bytes(sec, it, avail < SFU_FRE_MAX_BYTES ?
+			    avail : SFU_FRE_MAX_BYTES, &b, mode);
 	if (ret)
 		return ret;
 	fre->start = sfu_getn(e, b, asz);

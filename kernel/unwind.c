@@ -12,9 +12,12 @@
  * budget of section reads is spent.
  *
  * The same code runs faulting (task context) and non-faulting (any
- * context); only the copy primitive differs.  Non-faulting walks hold the
- * RCU read lock across a frame's lookup and reads; faulting walks take a
- * reference to the region instead, as they may sleep.
+ * context); only the copy primitive differs.  Non-faulting walks disable
+ * page faults once and hold the RCU read lock for the whole walk, so that
+ * each read is a bare user copy and consecutive frames in one object reuse
+ * its region; faulting walks take a reference to each frame's region
+ * instead, as they may sleep.  Helpers return true when they stepped, or
+ * false with the reason in sfu_ustate.stop.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,6 +81,18 @@ const char *sfu_stop_name(u8 stop)
 	return stop < SFU_STOP_NR ? sfu_stop_names[stop] : "?";
 }
 
+/* The state of one walk. */
+struct sfu_walk {
+	struct sfu_ustate st;
+	/*
+	 * The region of the last frame looked up.  Non-faulting walks keep
+	 * it while frames stay in its range (under the RCU read lock they
+	 * hold throughout); faulting walks hold a reference for one frame.
+	 */
+	struct sfu_region *region;
+	struct sfu_unwind_result *res;
+};
+
 /**
  * sfu_frame_record_step() - step through a frame record
  * @st: the frame
@@ -87,27 +102,27 @@ const char *sfu_stop_name(u8 stop)
  *
  * The frame-pointer fallback of x86-64 and arm64.
  *
- * Return: 0 stepped, or an enum sfu_stop + 1.
+ * Return: true if @st stepped to the caller, else false with @st->stop set.
  */
-int sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
-			  unsigned long record)
+bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
+			   unsigned long record)
 {
 	unsigned long next_fp, ra;
 
 	if (!fp || fp < st->sp || !IS_ALIGNED(fp, sizeof(long)))
-		return SFU_STOP_NO_RULE + 1;
+		return sfu_stop(st, SFU_STOP_NO_RULE);
 	if (sfu_uread(st, fp, &next_fp) ||
 	    sfu_uread(st, fp + sizeof(long), &ra))
-		return SFU_STOP_FAULT + 1;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	ra = sfu_arch_strip_ra(ra, true);
 	if (!ra || ra >= TASK_SIZE)
-		return SFU_STOP_RA + 1;
+		return sfu_stop(st, SFU_STOP_RA);
 	st->pc = ra;
 	st->sp = fp + record;
 	st->fp = next_fp;
 	st->exact = false;
 	st->regs = NULL;
-	return 0;
+	return true;
 }
 
 /**
@@ -129,10 +144,10 @@ void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
 	st->regs = NULL;
 }
 
-/* The value a location describes, given the frame's CFA. */
-static int sfu_loc_value(const struct sfu_ustate *st,
-			 const struct sfu_loc *l, unsigned long cfa,
-			 unsigned long same, unsigned long *val)
+/* The value a location describes, given the frame's CFA, into @val. */
+static bool sfu_loc_value(struct sfu_ustate *st, const struct sfu_loc *l,
+			  unsigned long cfa, unsigned long same,
+			  unsigned long *val)
 {
 	unsigned long addr;
 
@@ -140,49 +155,48 @@ static int sfu_loc_value(const struct sfu_ustate *st,
 	case SFU_LOC_SAME:
 	case SFU_LOC_NONE:
 		*val = same;
-		return 0;
+		return true;
 	case SFU_LOC_CFA:
 		addr = cfa + l->off;
 		break;
 	case SFU_LOC_REG:
 		if (!sfu_arch_reg(st, l->reg, &addr))
-			return SFU_STOP_REGISTER;
+			return sfu_stop(st, SFU_STOP_REGISTER);
 		addr += l->off;
 		break;
 	default:
-		return SFU_STOP_NO_RULE;
+		return sfu_stop(st, SFU_STOP_NO_RULE);
 	}
 	if (!l->deref) {
 		*val = addr;
-		return 0;
+		return true;
 	}
-	return sfu_uread(st, addr, val) ? SFU_STOP_FAULT : 0;
+	if (sfu_uread(st, addr, val))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	return true;
 }
 
-/* Apply @rule to @st.  Return: 0 stepped, or an enum sfu_stop + 1. */
-static int sfu_apply_rule(struct sfu_ustate *st, const struct sfu_rule *rule)
+/* Step @st to its caller by @rule. */
+static bool sfu_apply_rule(struct sfu_ustate *st, const struct sfu_rule *rule)
 {
 	unsigned long cfa, ra, fp, sp;
-	int stop;
 
 	if (rule->flags & SFU_RULE_OUTERMOST)
-		return SFU_STOP_OUTERMOST + 1;
+		return sfu_stop(st, SFU_STOP_OUTERMOST);
 	if ((rule->flags & SFU_RULE_TOPMOST_ONLY) && !st->exact)
-		return SFU_STOP_REGISTER + 1;
+		return sfu_stop(st, SFU_STOP_REGISTER);
 	if (rule->cfa.kind != SFU_LOC_REG)
-		return SFU_STOP_NO_RULE + 1;
-	stop = sfu_loc_value(st, &rule->cfa, 0, 0, &cfa);
-	if (stop)
-		return stop + 1;
+		return sfu_stop(st, SFU_STOP_NO_RULE);
+	if (!sfu_loc_value(st, &rule->cfa, 0, 0, &cfa))
+		return false;
 	if (!IS_ALIGNED(cfa, sizeof(long)))
-		return SFU_STOP_CFA + 1;
-	stop = sfu_loc_value(st, &rule->ra, cfa, st->ra, &ra);
-	if (!stop && rule->ra.kind == SFU_LOC_SAME && !st->exact)
-		stop = SFU_STOP_REGISTER;
-	if (!stop)
-		stop = sfu_loc_value(st, &rule->fp, cfa, st->fp, &fp);
-	if (stop)
-		return stop + 1;
+		return sfu_stop(st, SFU_STOP_CFA);
+	if (!sfu_loc_value(st, &rule->ra, cfa, st->ra, &ra))
+		return false;
+	if (rule->ra.kind == SFU_LOC_SAME && !st->exact)
+		return sfu_stop(st, SFU_STOP_REGISTER);
+	if (!sfu_loc_value(st, &rule->fp, cfa, st->fp, &fp))
+		return false;
 	/*
 	 * The stack must move up.  Only a frame whose RA is still in its
 	 * register (a leaf, or before its prologue, on arm64 and s390x)
@@ -192,16 +206,16 @@ static int sfu_apply_rule(struct sfu_ustate *st, const struct sfu_rule *rule)
 	sp = cfa + rule->sp_off;
 	if (sp < st->sp || (sp == st->sp &&
 			    !(st->exact && rule->ra.kind != SFU_LOC_CFA)))
-		return SFU_STOP_CFA + 1;
+		return sfu_stop(st, SFU_STOP_CFA);
 	ra = sfu_arch_strip_ra(ra, rule->flags & SFU_RULE_RA_MANGLED);
 	if (!ra || ra >= TASK_SIZE)
-		return SFU_STOP_RA + 1;
+		return sfu_stop(st, SFU_STOP_RA);
 	st->pc = ra;
 	st->sp = sp;
 	st->fp = fp;
 	st->exact = false;
 	st->regs = NULL;
-	return 0;
+	return true;
 }
 
 /* Note a corrupt section: drop it if this context may, else leave it. */
@@ -226,69 +240,127 @@ static void sfu_region_corrupt(struct sfu_region *r, enum sfu_mem mode)
 	}
 }
 
-/*
- * The rule for @st's PC.  Return: 0 with @rule set, -ENOENT if there is no
- * SFrame for it, or an enum sfu_stop + 1.
- */
-static int sfu_frame_rule(struct sfu_ustate *st, struct sfu_rule *rule)
+/* Let go of the region of the last frame. */
+static void sfu_walk_drop_region(struct sfu_walk *w)
 {
-	unsigned long pc = st->exact ? st->pc : st->pc - 1;
-	struct sfu_region *r;
-	int ret;
+	if (w->st.mode == SFU_MEM_USER)
+		sfu_region_put(w->region);
+	w->region = NULL;
+}
 
+/* The region describing @pc, or NULL; see struct sfu_walk. */
+static struct sfu_region *sfu_walk_region(struct sfu_walk *w,
+					  unsigned long pc)
+{
+	struct sfu_region *r = w->region;
+
+	if (w->st.mode == SFU_MEM_USER_NOFAULT) {
+		if (r && pc >= r->start && pc < r->end) {
+			sfu_stat_inc(SFU_STAT_LOOKUPS);
+			sfu_stat_inc(SFU_STAT_LOOKUP_HITS);
+		} else {
+			r = sfu_region_find(current->mm, pc);
+		}
+		w->region = r;
+		return r;
+	}
+	sfu_walk_drop_region(w);
 	rcu_read_lock();
 	r = sfu_region_find(current->mm, pc);
-	if (r && st->mode == SFU_MEM_USER && !kref_get_unless_zero(&r->ref))
+	if (r && !kref_get_unless_zero(&r->ref))
 		r = NULL;
-	if (st->mode == SFU_MEM_USER)
-		rcu_read_unlock();
-	ret = r ? sfu_find_rule_budget(&r->sec, pc, rule, st->mode,
-				       &st->budget) : -ENOENT;
-	if (ret == -EBADMSG)
+	rcu_read_unlock();
+	w->region = r;
+	return r;
+}
+
+/* The rule for the frame's PC.  Return: 0 or the decoder's error. */
+static int sfu_frame_rule(struct sfu_walk *w, struct sfu_rule *rule)
+{
+	struct sfu_ustate *st = &w->st;
+	unsigned long pc = st->exact ? st->pc : st->pc - 1;
+	struct sfu_region *r = sfu_walk_region(w, pc);
+	int ret;
+
+	if (!r)
+		return -ENOENT;
+	ret = sfu_find_rule_budget(&r->sec, pc, rule, st->mode, &st->budget);
+	if (ret == -EBADMSG) {
 		sfu_region_corrupt(r, st->mode);
-	if (st->mode == SFU_MEM_USER)
-		sfu_region_put(r);
-	else
-		rcu_read_unlock();
-	switch (ret) {
-	case 0:
-	case -ENOENT:
-		return ret;
+		sfu_walk_drop_region(w);
+	}
+	return ret;
+}
+
+/* Why a walk stops when the decoder failed with @err. */
+static enum sfu_stop sfu_errno_stop(int err)
+{
+	switch (err) {
 	case -EBADMSG:
-		return SFU_STOP_CORRUPT + 1;
+		return SFU_STOP_CORRUPT;
 	case -ERANGE:
-		return SFU_STOP_BUDGET + 1;
+		return SFU_STOP_BUDGET;
 	default:
-		return SFU_STOP_FAULT + 1;
+		return SFU_STOP_FAULT;
 	}
 }
 
-/* One step.  Return: 0 stepped, or an enum sfu_stop + 1. */
-static int sfu_step(struct sfu_ustate *st, struct sfu_unwind_result *res)
+/* One step: by SFrame, through a signal frame, or by the fallback. */
+static bool sfu_step(struct sfu_walk *w)
 {
+	struct sfu_ustate *st = &w->st;
 	struct sfu_rule rule;
+	unsigned long ctx;
 	int ret;
 
-	ret = sfu_frame_rule(st, &rule);
-	if (ret > 0)
-		return ret;
+	ret = sfu_frame_rule(w, &rule);
+	if (ret && ret != -ENOENT)
+		return sfu_stop(st, sfu_errno_stop(ret));
 	if (!ret && !(rule.flags & SFU_RULE_SIGNAL)) {
-		ret = sfu_apply_rule(st, &rule);
-		if (!ret)
-			res->sframe++;
-		return ret;
+		if (!sfu_apply_rule(st, &rule))
+			return false;
+		w->res->sframe++;
+		return true;
 	}
-	ret = sfu_arch_sigframe(st);
-	if (ret > 0) {
-		res->signal++;
-		return 0;
+	if (sfu_arch_sigframe(st, &ctx)) {
+		if (!sfu_arch_sigreturn(st, ctx))
+			return false;
+		w->res->signal++;
+		return true;
 	}
-	if (ret < 0)
-		return SFU_STOP_FAULT + 1;
-	ret = sfu_arch_fallback(st);
-	if (!ret)
-		res->fallback++;
-	return ret;
+	if (!sfu_arch_fallback(st))
+		return false;
+	w->res->fallback++;
+	return true;
+}
+
+/*
+ * A non-faulting walk disables page faults once for all its reads and
+ * holds the RCU read lock for its regions.  A copy of no bytes (from any
+ * user address: none is touched) first checks that this context may read
+ * user memory at all, which the kernel does not export otherwise (x86:
+ * not in an NMI that came while the CPU switched address spaces).
+ */
+static bool sfu_walk_begin(struct sfu_walk *w)
+{
+	char none;
+
+	if (w->st.mode != SFU_MEM_USER_NOFAULT)
+		return true;
+	if (copy_from_user_nofault(&none, NULL, 0))
+		return false;
+	pagefault_disable();
+	rcu_read_lock();
+	return true;
+}
+
+static void sfu_walk_end(struct sfu_walk *w)
+{
+	sfu_walk_drop_region(w);
+	if (w->st.mode != SFU_MEM_USER_NOFAULT)
+		return;
+	rcu_read_unlock();
+	pagefault_enable();
 }
 
 /**
@@ -302,7 +374,8 @@ static int sfu_step(struct sfu_ustate *st, struct sfu_unwind_result *res)
  * @arg: passed to @consume
  * @res: frame count, why the walk stopped and how frames were stepped
  *
- * At most max_depth frames.
+ * At most max_depth frames.  A non-faulting walk runs with page faults
+ * disabled and under the RCU read lock; @consume must not sleep then.
  *
  * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
  * for a task without an mm, a kernel thread given no user registers (one
@@ -312,9 +385,9 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 			 sfu_consume_fn consume, void *arg,
 			 struct sfu_unwind_result *res)
 {
-	struct sfu_ustate st = { .mode = mode };
+	struct sfu_walk w = { .st.mode = mode, .res = res };
 	unsigned int max = READ_ONCE(sfu_max_depth);
-	int stop;
+	bool readable;
 
 	memset(res, 0, sizeof(*res));
 	if (!current->mm)
@@ -327,18 +400,24 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 	}
 	if (!sfu_arch_user_regs_ok(regs))
 		return -EINVAL;
-	sfu_arch_start(&st, regs);
-	st.budget = max * SFU_WALK_READS_PER_FRAME;
+	sfu_arch_start(&w.st, regs);
+	w.st.budget = max * SFU_WALK_READS_PER_FRAME;
 	res->stop = SFU_STOP_DEPTH;
-	while (res->nr < max && consume(arg, st.pc)) {
+	readable = sfu_walk_begin(&w);
+	while (res->nr < max && consume(arg, w.st.pc)) {
 		if (++res->nr == max)
 			break;
-		stop = sfu_step(&st, res);
-		if (stop) {
-			res->stop = stop - 1;
+		if (!readable) {
+			res->stop = SFU_STOP_FAULT;
+			break;
+		}
+		if (!sfu_step(&w)) {
+			res->stop = w.st.stop;
 			break;
 		}
 	}
+	if (readable)
+		sfu_walk_end(&w);
 	return 0;
 }
 

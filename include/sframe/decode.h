@@ -130,12 +130,22 @@ struct sfu_fre {
 	u32 words[SFRAME_FRE_MAX_DATAWORDS];	/* raw, zero-extended */
 };
 
-/* Cursor over the FREs of one function. */
+/* FRE bytes a cursor reads at once: the rows of most functions. */
+#define SFU_FRE_WINDOW			128
+
+/*
+ * Cursor over the FREs of one function.  It reads the section a window at
+ * a time, so that walking a function's rows costs one section read rather
+ * than one per row.
+ */
 struct sfu_fre_iter {
 	u64 off;		/* next FRE, section offset */
 	u64 end;		/* end of the element's FRE sub-section */
 	u32 left;
 	u32 prev_start;
+	u64 win_off;		/* section offset of @win[0] */
+	u32 win_len;		/* bytes held in @win; 0: none */
+	u8 win[SFU_FRE_WINDOW];
 };
 
 /*

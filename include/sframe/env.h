@@ -15,7 +15,7 @@
 enum sfu_mem {
 	SFU_MEM_KERNEL,		/* kernel (or host) memory: plain copy */
 	SFU_MEM_USER,		/* user memory: may fault and sleep */
-	SFU_MEM_USER_NOFAULT,	/* user memory from atomic context */
+	SFU_MEM_USER_NOFAULT,	/* user memory, page faults disabled */
 };
 
 #ifdef __KERNEL__
@@ -52,20 +52,34 @@ static inline void sfu_cond_resched(void)
 	cond_resched();
 }
 
+/*
+ * SFU_MEM_USER_NOFAULT reads happen inside a walk that disabled page
+ * faults once for all of them and checked that this context may read user
+ * memory at all (sfu_unwind_user_walk()), as the kernel's own frame-pointer
+ * walkers do: each read is then an access check and a bare user copy.
+ * Outside such a walk every read fails rather than fault.
+ */
+static inline bool sfu_nofault_ok(const void __user *src, size_t len)
+{
+	return likely(pagefault_disabled()) && access_ok(src, len);
+}
+
 static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 			   enum sfu_mem mem)
 {
+	const void __user *usrc = (const void __user *)src;
+
 	switch (mem) {
 	case SFU_MEM_KERNEL:
 		memcpy(dst, (const void *)src, len);
 		return 0;
 	case SFU_MEM_USER:
 		might_fault();
-		return copy_from_user(dst, (const void __user *)src, len) ?
-		       -EFAULT : 0;
+		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
 	case SFU_MEM_USER_NOFAULT:
-		return copy_from_user_nofault(dst, (const void __user *)src,
-					      len) ? -EFAULT : 0;
+		if (!sfu_nofault_ok(usrc, len))
+			return -EFAULT;
+		return __copy_from_user_inatomic(dst, usrc, len) ? -EFAULT : 0;
 	}
 	return -EFAULT;
 }

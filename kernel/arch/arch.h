@@ -9,6 +9,7 @@
 #define _SFU_ARCH_H
 
 #include <linux/types.h>
+#include <linux/uaccess.h>
 
 #include <sframe/env.h>
 #include <sframe/unwind_user.h>
@@ -26,6 +27,10 @@ struct pt_regs;
  * @regs: the task's user registers while unwinding frame 0, else NULL
  * @mode: how to read user memory
  * @budget: section reads the walk may still make (sfu_find_rule_budget())
+ * @stop: why the walk ended (enum sfu_stop), once a step returned false
+ *
+ * Every step function returns true when it moved @st to the caller's
+ * frame, or false with @stop set.
  */
 struct sfu_ustate {
 	unsigned long pc;
@@ -36,17 +41,34 @@ struct sfu_ustate {
 	struct pt_regs *regs;
 	enum sfu_mem mode;
 	u32 budget;
+	u8 stop;
 };
 
-/* Read one word of user memory in @st's mode. */
+/* End the walk at @st for @why; returns false, as a failed step does. */
+static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
+{
+	st->stop = why;
+	return false;
+}
+
+/*
+ * Read one word of user memory in @st's mode: a single load, where a
+ * copy would cost a call and a string move.
+ */
 static inline int sfu_uread(const struct sfu_ustate *st, unsigned long addr,
 			    unsigned long *val)
 {
-	return sfu_copy(val, addr, sizeof(*val), st->mode);
+	unsigned long __user *p = (unsigned long __user *)addr;
+
+	if (st->mode == SFU_MEM_USER)
+		return get_user(*val, p);
+	if (!sfu_nofault_ok(p, sizeof(*p)))
+		return -EFAULT;
+	return __get_user(*val, p);
 }
 
-int sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
-			  unsigned long record);
+bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
+			   unsigned long record);
 void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
 			unsigned long sp, unsigned long fp, unsigned long ra);
 
@@ -55,7 +77,8 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs);
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 dwarf_reg,
 		  unsigned long *val);
 unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled);
-int sfu_arch_sigframe(struct sfu_ustate *st);
-int sfu_arch_fallback(struct sfu_ustate *st);
+bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx);
+bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long ctx);
+bool sfu_arch_fallback(struct sfu_ustate *st);
 
 #endif /* _SFU_ARCH_H */

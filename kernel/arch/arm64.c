@@ -67,29 +67,35 @@ unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 	return ra & ~ptrauth_user_pac_mask();
 }
 
-int sfu_arch_sigframe(struct sfu_ustate *st)
+bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
 {
-	unsigned long sc = st->sp + SFU_ARM64_SIGCONTEXT;
 	u32 insn[2];
-	unsigned long pc, sp, fp, lr;
 
 	if (sfu_copy(insn, st->pc, sizeof(insn), st->mode) ||
 	    le32_to_cpu(insn[0]) != SFU_ARM64_MOV_X8 ||
 	    le32_to_cpu(insn[1]) != SFU_ARM64_SVC0)
-		return 0;
+		return false;
+	*ctx = st->sp + SFU_ARM64_SIGCONTEXT;
+	return true;
+}
+
+bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long sc)
+{
+	unsigned long pc, sp, fp, lr;
+
 	if (sfu_uread(st, sc + offsetof(struct sigcontext, pc), &pc) ||
 	    sfu_uread(st, sc + offsetof(struct sigcontext, sp), &sp) ||
 	    sfu_uread(st, sc + offsetof(struct sigcontext,
 					regs[SFU_ARM64_FP]), &fp) ||
 	    sfu_uread(st, sc + offsetof(struct sigcontext,
 					regs[SFU_ARM64_LR]), &lr))
-		return -EFAULT;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	sfu_ustate_restore(st, pc, sp, fp, lr);
-	return 1;
+	return true;
 }
 
 /* Frame records: [X29] is the caller's X29, [X29 + 8] the saved LR. */
-int sfu_arch_fallback(struct sfu_ustate *st)
+bool sfu_arch_fallback(struct sfu_ustate *st)
 {
 	return sfu_frame_record_step(st, st->fp, SFU_ARM64_FRAME_RECORD);
 }

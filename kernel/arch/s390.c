@@ -81,19 +81,25 @@ unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 	return ra;
 }
 
-int sfu_arch_sigframe(struct sfu_ustate *st)
+bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
 {
-	unsigned long sr, pc, sp, fp, ra;
 	u16 insn;
 
 	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
-		return 0;
+		return false;
 	if (insn == SFU_S390_SVC_RT)
-		sr = st->sp + SFU_S390_SIGREGS_RT;
+		*ctx = st->sp + SFU_S390_SIGREGS_RT;
 	else if (insn == SFU_S390_SVC)
-		sr = st->sp + SFU_S390_SIGREGS;
+		*ctx = st->sp + SFU_S390_SIGREGS;
 	else
-		return 0;
+		return false;
+	return true;
+}
+
+bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long sr)
+{
+	unsigned long pc, sp, fp, ra;
+
 	if (sfu_uread(st, sr + offsetof(_sigregs, regs.psw.addr), &pc) ||
 	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_SP]),
 		      &sp) ||
@@ -101,27 +107,27 @@ int sfu_arch_sigframe(struct sfu_ustate *st)
 		      &fp) ||
 	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_RA]),
 		      &ra))
-		return -EFAULT;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	sfu_ustate_restore(st, pc, sp, fp, ra);
-	return 1;
+	return true;
 }
 
 /* The back chain: [SP] is the caller's SP, its r14 slot the return. */
-int sfu_arch_fallback(struct sfu_ustate *st)
+bool sfu_arch_fallback(struct sfu_ustate *st)
 {
 	unsigned long back, ra;
 
 	if (sfu_uread(st, st->sp, &back))
-		return SFU_STOP_FAULT + 1;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
-		return SFU_STOP_NO_RULE + 1;
+		return sfu_stop(st, SFU_STOP_NO_RULE);
 	if (sfu_uread(st, back + SFU_S390_RA_SLOT, &ra))
-		return SFU_STOP_FAULT + 1;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	if (!ra || ra >= TASK_SIZE)
-		return SFU_STOP_RA + 1;
+		return sfu_stop(st, SFU_STOP_RA);
 	st->pc = ra;
 	st->sp = back;
 	st->exact = false;
 	st->regs = NULL;
-	return 0;
+	return true;
 }

@@ -92,25 +92,31 @@ unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
  * At __restore_rt the handler has returned: RSP points at the ucontext of
  * the struct rt_sigframe the kernel built (its pretcode was popped).
  */
-int sfu_arch_sigframe(struct sfu_ustate *st)
+bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
 {
-	unsigned long sc = st->sp + offsetof(struct ucontext, uc_mcontext);
 	u8 insn[sizeof(sfu_x86_sigreturn)];
-	unsigned long ip, sp, bp;
 
 	if (sfu_copy(insn, st->pc, sizeof(insn), st->mode) ||
 	    memcmp(insn, sfu_x86_sigreturn, sizeof(insn)))
-		return 0;
+		return false;
+	*ctx = st->sp + offsetof(struct ucontext, uc_mcontext);
+	return true;
+}
+
+bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long sc)
+{
+	unsigned long ip, sp, bp;
+
 	if (sfu_uread(st, sc + offsetof(struct sigcontext, ip), &ip) ||
 	    sfu_uread(st, sc + offsetof(struct sigcontext, sp), &sp) ||
 	    sfu_uread(st, sc + offsetof(struct sigcontext, bp), &bp))
-		return -EFAULT;
+		return sfu_stop(st, SFU_STOP_FAULT);
 	sfu_ustate_restore(st, ip, sp, bp, 0);
-	return 1;
+	return true;
 }
 
 /* Frame pointers: [RBP] is the caller's RBP, [RBP + 8] the return address. */
-int sfu_arch_fallback(struct sfu_ustate *st)
+bool sfu_arch_fallback(struct sfu_ustate *st)
 {
 	return sfu_frame_record_step(st, st->fp, SFU_X86_FRAME_RECORD);
 }
