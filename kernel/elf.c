@@ -265,14 +265,14 @@ static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 	return NULL;
 }
 
-/* What stat() gives of @file: its size, modification and change times. */
-struct sfu_stamp {
-	loff_t size;
-	struct timespec64 mtime;
-	struct timespec64 ctime;
-};
-
-static int sfu_file_stamp(struct file *file, struct sfu_stamp *st)
+/**
+ * sfu_file_stamp() - what stat() gives of a file's version
+ * @file: the file
+ * @st: its size, modification and change times
+ *
+ * Return: 0 or vfs_getattr()'s error.
+ */
+int sfu_file_stamp(struct file *file, struct sfu_stamp *st)
 {
 	struct kstat ks;
 	int ret;
@@ -334,13 +334,42 @@ static struct sfu_blob *sfu_sidecar_get(struct file *file,
 
 /* ---- regions for mappings */
 
+/*
+ * Index the file's section @bytes once for the file cache and lend it to
+ * @r.  Return: true if @r has its section, false if the cache could not
+ * take it (the caller indexes it for @r alone, and reports any error).
+ */
+static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
+				      const Elf64_Phdr *s, const void *bytes,
+				      unsigned long bias)
+{
+	struct sfu_section sec;
+	struct sfu_fcache *fc;
+
+	if (!sfu_fcache_enabled() ||
+	    sfu_section_check(&sec, bytes, s->p_filesz, s->p_vaddr))
+		return false;
+	fc = sfu_fcache_add(file, s, &sec);
+	sfu_section_destroy(&sec);
+	if (!fc)
+		return false;
+	sfu_fcache_lend(r, fc, bias);
+	return true;
+}
+
 static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 				const struct sfu_elf *elf,
 				const Elf64_Phdr *s, unsigned long bias)
 {
+	struct sfu_fcache *fc;
 	void *bytes;
 	int ret;
 
+	fc = sfu_fcache_get(file, s);
+	if (fc) {
+		sfu_fcache_lend(r, fc, bias);
+		return 0;
+	}
 	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
 		sfu_refuse_file(file, "section size", s->p_filesz, -EFBIG);
 		return -EFBIG;
@@ -365,6 +394,8 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 		sfu_refuse_file(file, "short read", s->p_offset, ret);
 		goto free_bytes;
 	}
+	if (sfu_region_from_new_cache(r, file, s, bytes, bias))
+		goto free_bytes;
 	ret = sfu_region_init_section(r, bytes, s->p_filesz,
 				      bias + s->p_vaddr, true);
 	if (ret)

@@ -7,8 +7,9 @@
  *                        <start>-<end> <source> v<version> <abi>
  *                        fdes=<n> sframe=0x<addr>+0x<len> <path|[jit]>
  *                    (one line per section, sorted by address)
- *   stats    (read)  "name value" lines: mms, sections, memory_bytes and
- *                    the event counters of registry.c
+ *   stats    (read)  "name value" lines: mms, sections, memory_bytes, the
+ *                    sidecars and the file cache, and the event counters
+ *                    of registry.c
  *   lookup   (rw)    a process writes PCs (hex, white space separated, at
  *                    most SFU_DBG_MAX_PCS) and reads back one line per PC,
  *                    looked up in its own registry the way the unwinder
@@ -147,7 +148,7 @@ DEFINE_SHOW_ATTRIBUTE(sfu_sections);
 
 static int sfu_stats_show(struct seq_file *m, void *v)
 {
-	u64 sidecars, sidecar_bytes, sharing;
+	u64 sidecars, sidecar_bytes, sharing, files, file_bytes;
 	enum sfu_stat i;
 
 	seq_printf(m, "mms %ld\n", sfu_stat_mms());
@@ -158,6 +159,9 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "sidecars %llu\n", sidecars);
 	seq_printf(m, "sidecar_bytes %llu\n", sidecar_bytes);
 	seq_printf(m, "sidecars_sharing %llu\n", sharing);
+	sfu_fcache_stats(&files, &file_bytes);
+	seq_printf(m, "file_cache %llu\n", files);
+	seq_printf(m, "file_cache_bytes %llu\n", file_bytes);
 	for (i = 0; i < SFU_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
 	seq_printf(m, "perf_redirected %d\n",

@@ -392,6 +392,7 @@ static void __exit sfu_exit(void)
 	sfu_deferred_teardown();
 	sfu_registry_exit();
 	sfu_sidecar_exit();
+	sfu_fcache_exit();
 }
 
 module_init(sfu_init);

@@ -110,13 +110,14 @@ long sfu_stat_bytes(void)
  * @bytes: what the caller is about to allocate (or keep)
  *
  * The per-process limits bound one registry; this bounds them all, with
- * the sidecars and the transient copies of sections being checked.
+ * the sidecars, the file cache and the transient copies of sections being
+ * checked.
  *
  * Return: 0, or -EDQUOT if it would go over the limit (nothing counted).
  */
 int sfu_mem_charge(size_t bytes)
 {
-	if (atomic_long_add_return(bytes, &sfu_bytes) >
+	if (atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem() >
 	    (long)READ_ONCE(sfu_max_total_bytes)) {
 		atomic_long_sub(bytes, &sfu_bytes);
 		sfu_stat_inc(SFU_STAT_REFUSED_GLOBAL);
@@ -176,6 +177,7 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 		sfu_section_destroy(&r->sec);
 	if (r->blob)
 		sfu_blob_put(r->blob);
+	sfu_fcache_put(r->fcache);
 	if (r->file)
 		fput(r->file);
 	kfree(r);
@@ -195,8 +197,13 @@ void sfu_region_put(struct sfu_region *r)
 		kref_put(&r->ref, sfu_region_release);
 }
 
-/* Memory the decoder's index of @sec holds. */
-static size_t sfu_section_bytes(const struct sfu_section *sec)
+/**
+ * sfu_section_bytes() - memory the decoder's index of a section holds
+ * @sec: the section
+ *
+ * Return: bytes.
+ */
+size_t sfu_section_bytes(const struct sfu_section *sec)
 {
 	return sec->nr_elems * sizeof(*sec->elems) +
 	       (sec->keys ? sec->nr_fdes * sizeof(*sec->keys) : 0) +
@@ -271,6 +278,35 @@ void sfu_region_borrow_section(struct sfu_region *r,
 }
 
 /**
+ * sfu_section_check() - check and index a kernel copy of a section
+ * @sec: the section object to fill
+ * @bytes: the copy
+ * @len: its length
+ * @vaddr: the section's address in the process (or at link time)
+ *
+ * Headers and the FDE index, and every FRE if the validate_fres parameter
+ * is set, on the copy, so that the checks never fault and never see the
+ * bytes change under them.  If the section is to be read where a process
+ * has it mapped, the caller points @sec there afterwards.
+ *
+ * Return: 0 or a negative error code of the decoder; @sec->diag says
+ * what failed, and nothing is left to free.
+ */
+int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
+		      unsigned long vaddr)
+{
+	int ret;
+
+	ret = sfu_section_init(sec, (unsigned long)bytes, len, vaddr,
+			       SFU_MEM_KERNEL, sfu_native_abi());
+	if (!ret && sfu_validate_fres)
+		ret = sfu_section_validate(sec, SFU_MEM_KERNEL);
+	if (ret)
+		sfu_section_destroy(sec);
+	return ret;
+}
+
+/**
  * sfu_region_init_section() - validate a section and index it for a region
  * @r: the region, with no section yet
  * @bytes: a kernel copy of the section's bytes
@@ -292,10 +328,7 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 	size_t extra;
 	int ret;
 
-	ret = sfu_section_init(&r->sec, (unsigned long)bytes, len, vaddr,
-			       SFU_MEM_KERNEL, sfu_native_abi());
-	if (!ret && sfu_validate_fres)
-		ret = sfu_section_validate(&r->sec, SFU_MEM_KERNEL);
+	ret = sfu_section_check(&r->sec, bytes, len, vaddr);
 	if (ret)
 		return ret;
 	r->version = r->sec.elems[0].version;

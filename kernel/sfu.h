@@ -12,6 +12,7 @@
 #ifndef _SFU_H
 #define _SFU_H
 
+#include <linux/elf.h>
 #include <linux/ftrace.h>
 #include <linux/kref.h>
 #include <linux/mmu_notifier.h>
@@ -141,6 +142,7 @@ struct sfu_region {
 	unsigned long end;
 	struct sfu_section sec;
 	struct sfu_blob *blob;		/* sidecar bytes, or NULL */
+	struct sfu_fcache *fcache;	/* lends @sec's index, or NULL */
 	struct file *file;		/* mapped file, or NULL (JIT) */
 	dev_t dev;
 	unsigned long ino;
@@ -184,6 +186,9 @@ void sfu_blob_unindex(struct sfu_blob *blob);
 void sfu_region_borrow_section(struct sfu_region *r,
 			       const struct sfu_section *sec,
 			       unsigned long delta);
+size_t sfu_section_bytes(const struct sfu_section *sec);
+int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
+		      unsigned long vaddr);
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 			    size_t len, unsigned long vaddr, bool user);
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
@@ -208,6 +213,15 @@ int sfu_registry_init(void);
 void sfu_registry_exit(void);
 
 /* ---- ELF files and sidecars (elf.c) */
+
+/* What stat() gives of a file's version. */
+struct sfu_stamp {
+	loff_t size;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+};
+
+int sfu_file_stamp(struct file *file, struct sfu_stamp *st);
 int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 			 unsigned long addr);
 int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
@@ -220,6 +234,20 @@ u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
 void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing);
 void sfu_sidecar_exit(void);
 void sfu_refuse(const char *who, const char *why, u64 off, int err);
+
+/* ---- indexes of files with their own SFrame (filecache.c) */
+struct sfu_fcache;
+
+bool sfu_fcache_enabled(void);
+struct sfu_fcache *sfu_fcache_get(struct file *file, const Elf64_Phdr *s);
+struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
+				  struct sfu_section *sec);
+void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
+		     unsigned long bias);
+void sfu_fcache_put(struct sfu_fcache *fc);
+long sfu_fcache_mem(void);
+void sfu_fcache_stats(u64 *nr, u64 *bytes);
+void sfu_fcache_exit(void);
 
 /* ---- deferred unwinding (deferred.c) */
 int sfu_deferred_setup(void);

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The index of each file that carries its own SFrame, built once.
+ *
+ * A file with PT_GNU_SFRAME is read and indexed when a process maps it.
+ * Programs are started, and libraries dlopen()ed, over and over: this
+ * cache keeps the checked, indexed section of the file at its link-time
+ * address, keyed by device and inode and tied to the file's version (size,
+ * change and modification times, inode generation, the section's place in
+ * the file), and each mapping borrows it moved by its load bias, as
+ * mappings of a sidecar'd file borrow the sidecar's (registry.c).  Entries
+ * outlive their mappings: the least recently used go beyond file_cache
+ * entries.  Only sections whose index can be moved (no key array) are
+ * kept.  A region holds a reference to the entry it borrows from.
+ *
+ * The cache's memory is counted apart from memory_bytes (which follows
+ * the processes and sidecars) but within max_total_bytes.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/list.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "sfu.h"
+
+#define SFU_FCACHE_HASH_BITS	6
+#define SFU_FCACHE_DEF_MAX	64
+#define SFU_FCACHE_MAX_LIMIT	4096
+
+/* One file version's section, indexed at its link-time address. */
+struct sfu_fcache {
+	struct kref ref;
+	struct hlist_node node;		/* under sfu_fcache_lock */
+	struct list_head lru;		/* most recently used first */
+	dev_t dev;
+	unsigned long ino;
+	u32 generation;
+	struct sfu_stamp stamp;
+	u64 sframe_off;			/* PT_GNU_SFRAME's p_offset */
+	u64 sframe_vaddr;		/* ... p_vaddr */
+	u64 sframe_len;			/* ... p_filesz */
+	struct sfu_section sec;
+	size_t bytes;			/* counted in sfu_fcache_bytes */
+};
+
+static DEFINE_HASHTABLE(sfu_fcaches, SFU_FCACHE_HASH_BITS);
+static LIST_HEAD(sfu_fcache_lru);
+static DEFINE_MUTEX(sfu_fcache_lock);	/* guards the hash and the list */
+static unsigned int sfu_fcache_nr;	/* under the lock */
+static atomic_long_t sfu_fcache_bytes;
+static unsigned int sfu_fcache_max = SFU_FCACHE_DEF_MAX;
+
+static void sfu_fcache_trim(unsigned int keep);
+
+static int sfu_fcache_set_max(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint_minmax(val, kp, 0, SFU_FCACHE_MAX_LIMIT);
+
+	if (!ret)
+		sfu_fcache_trim(READ_ONCE(sfu_fcache_max));
+	return ret;
+}
+
+static const struct kernel_param_ops sfu_fcache_max_ops = {
+	.set = sfu_fcache_set_max,
+	.get = param_get_uint,
+};
+
+module_param_cb(file_cache, &sfu_fcache_max_ops, &sfu_fcache_max, 0644);
+MODULE_PARM_DESC(file_cache,
+		 "Files with their own SFrame whose index is kept after their last mapping, 0 to 4096 (default 64; 0: none)");
+
+/**
+ * sfu_fcache_enabled() - whether file indexes are kept at all
+ *
+ * Return: true unless the file_cache parameter is 0.
+ */
+bool sfu_fcache_enabled(void)
+{
+	return READ_ONCE(sfu_fcache_max);
+}
+
+static void sfu_fcache_release(struct kref *ref)
+{
+	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache, ref);
+
+	sfu_section_destroy(&fc->sec);
+	atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+	kfree(fc);
+}
+
+/**
+ * sfu_fcache_put() - drop a reference to a cache entry
+ * @fc: the entry, or NULL
+ */
+void sfu_fcache_put(struct sfu_fcache *fc)
+{
+	if (fc)
+		kref_put(&fc->ref, sfu_fcache_release);
+}
+
+/* Take @fc out of the cache; its borrowers keep it.  Caller holds lock. */
+static void sfu_fcache_unhash(struct sfu_fcache *fc)
+{
+	hash_del(&fc->node);
+	list_del(&fc->lru);
+	sfu_fcache_nr--;
+	sfu_fcache_put(fc);
+}
+
+/* Keep at most @keep entries, dropping the least recently used. */
+static void sfu_fcache_trim(unsigned int keep)
+{
+	mutex_lock(&sfu_fcache_lock);
+	while (sfu_fcache_nr > keep)
+		sfu_fcache_unhash(list_last_entry(&sfu_fcache_lru,
+						  struct sfu_fcache, lru));
+	mutex_unlock(&sfu_fcache_lock);
+}
+
+static unsigned long sfu_fcache_key(dev_t dev, unsigned long ino)
+{
+	return ino ^ ((unsigned long)dev << 20);
+}
+
+/* Is @fc the index of @file as it is now, with section @s? */
+static bool sfu_fcache_matches(const struct sfu_fcache *fc,
+			       const struct inode *inode,
+			       const struct sfu_stamp *st, const Elf64_Phdr *s)
+{
+	return fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino &&
+	       fc->generation == inode->i_generation &&
+	       fc->stamp.size == st->size &&
+	       timespec64_equal(&fc->stamp.mtime, &st->mtime) &&
+	       timespec64_equal(&fc->stamp.ctime, &st->ctime) &&
+	       fc->sframe_off == s->p_offset &&
+	       fc->sframe_vaddr == s->p_vaddr && fc->sframe_len == s->p_filesz;
+}
+
+/* The entry of @inode, whatever its version.  Caller holds the lock. */
+static struct sfu_fcache *sfu_fcache_find(const struct inode *inode)
+{
+	struct sfu_fcache *fc;
+
+	hash_for_each_possible(sfu_fcaches, fc, node,
+			       sfu_fcache_key(inode->i_sb->s_dev,
+					      inode->i_ino))
+		if (fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino)
+			return fc;
+	return NULL;
+}
+
+/**
+ * sfu_fcache_get() - the cached index of a file's own section
+ * @file: the mapped file
+ * @s: its PT_GNU_SFRAME program header
+ *
+ * An entry of an older version of the file is dropped.  May sleep.
+ *
+ * Return: a reference to the entry, or NULL if there is none for the file
+ * as it is now.
+ */
+struct sfu_fcache *sfu_fcache_get(struct file *file, const Elf64_Phdr *s)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_fcache *fc;
+	struct sfu_stamp st;
+
+	if (!sfu_fcache_enabled() || sfu_file_stamp(file, &st))
+		return NULL;
+	mutex_lock(&sfu_fcache_lock);
+	fc = sfu_fcache_find(inode);
+	if (fc && !sfu_fcache_matches(fc, inode, &st, s)) {
+		sfu_fcache_unhash(fc);
+		fc = NULL;
+	}
+	if (fc) {
+		kref_get(&fc->ref);
+		list_move(&fc->lru, &sfu_fcache_lru);
+	}
+	mutex_unlock(&sfu_fcache_lock);
+	return fc;
+}
+
+/* Count @bytes of cache against max_total_bytes with everything else. */
+static bool sfu_fcache_charge(size_t bytes)
+{
+	long total = atomic_long_add_return(bytes, &sfu_fcache_bytes);
+
+	if (total + sfu_stat_bytes() <= (long)READ_ONCE(sfu_max_total_bytes))
+		return true;
+	atomic_long_sub(bytes, &sfu_fcache_bytes);
+	return false;
+}
+
+/**
+ * sfu_fcache_add() - keep the index of a file's own section
+ * @file: the mapped file
+ * @s: its PT_GNU_SFRAME program header
+ * @sec: the section, checked and indexed at @s->p_vaddr; on success its
+ *	arrays are the entry's, and @sec is left empty
+ *
+ * Nothing is kept if the cache is off, the index cannot be moved, the
+ * memory limit is reached or another version of the file came first.
+ *
+ * Return: a reference to the new entry, or NULL (@sec untouched).
+ */
+struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
+				  struct sfu_section *sec)
+{
+	struct inode *inode = file_inode(file);
+	size_t bytes = sfu_section_bytes(sec);
+	struct sfu_fcache *fc, *old;
+
+	if (!sfu_fcache_enabled() || sec->keys)
+		return NULL;
+	fc = kzalloc(sizeof(*fc), GFP_KERNEL_ACCOUNT);
+	if (!fc)
+		return NULL;
+	if (sfu_file_stamp(file, &fc->stamp) ||
+	    !sfu_fcache_charge(sizeof(*fc) + bytes)) {
+		kfree(fc);
+		return NULL;
+	}
+	kref_init(&fc->ref);
+	fc->bytes = sizeof(*fc) + bytes;
+	fc->dev = inode->i_sb->s_dev;
+	fc->ino = inode->i_ino;
+	fc->generation = inode->i_generation;
+	fc->sframe_off = s->p_offset;
+	fc->sframe_vaddr = s->p_vaddr;
+	fc->sframe_len = s->p_filesz;
+	fc->sec = *sec;
+	/* The kernel copy @sec was read from goes: never read through it. */
+	fc->sec.base = fc->sec.vaddr;
+	fc->sec.mem = SFU_MEM_USER;
+	mutex_lock(&sfu_fcache_lock);
+	old = sfu_fcache_find(inode);
+	if (old && sfu_fcache_matches(old, inode, &fc->stamp, s)) {
+		/* Indexed twice at once: keep the first, give @sec back. */
+		mutex_unlock(&sfu_fcache_lock);
+		atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+		kfree(fc);
+		return NULL;
+	}
+	if (old)
+		sfu_fcache_unhash(old);
+	hash_add(sfu_fcaches, &fc->node, sfu_fcache_key(fc->dev, fc->ino));
+	list_add(&fc->lru, &sfu_fcache_lru);
+	sfu_fcache_nr++;
+	kref_get(&fc->ref);
+	mutex_unlock(&sfu_fcache_lock);
+	memset(sec, 0, sizeof(*sec));
+	sfu_fcache_trim(READ_ONCE(sfu_fcache_max));
+	return fc;
+}
+
+/**
+ * sfu_fcache_lend() - give a region the index of a cache entry
+ * @r: the region, with no section yet
+ * @fc: the entry; the region takes over the caller's reference
+ * @bias: the mapping's load bias
+ *
+ * Unwinding reads the section where the process has it mapped.
+ */
+void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
+		     unsigned long bias)
+{
+	r->fcache = fc;
+	sfu_region_borrow_section(r, &fc->sec, bias);
+	r->sec.base = r->sec.vaddr;
+	r->sec.mem = SFU_MEM_USER;
+}
+
+/**
+ * sfu_fcache_mem() - memory the cache holds
+ *
+ * Return: bytes, counted within max_total_bytes.
+ */
+long sfu_fcache_mem(void)
+{
+	return atomic_long_read(&sfu_fcache_bytes);
+}
+
+/**
+ * sfu_fcache_stats() - entries and bytes of the cache
+ * @nr: entries
+ * @bytes: memory they hold, including entries dropped from the cache
+ *	that mappings still borrow from
+ */
+void sfu_fcache_stats(u64 *nr, u64 *bytes)
+{
+	mutex_lock(&sfu_fcache_lock);
+	*nr = sfu_fcache_nr;
+	mutex_unlock(&sfu_fcache_lock);
+	*bytes = sfu_fcache_mem();
+}
+
+/* Module unload, once no region is left. */
+void sfu_fcache_exit(void)
+{
+	sfu_fcache_trim(0);
+}
