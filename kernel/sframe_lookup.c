@@ -3,13 +3,29 @@
  * SFrame section set-up and PC lookup.
  *
  * At set-up every FDE's start is read once to check the section and to
- * build a block index in the spirit of ORC's lookup table: the text the
- * section covers is cut into 2^block_shift byte blocks and, for each block,
- * the index names the last function (in address order) that starts at or
- * before the block.  A lookup reads one index slot and binary-searches only
- * the functions of that block, so its cost does not grow with the number of
- * FDEs.  Unsorted sections (JIT use) and sections made of several
- * concatenated elements also keep a sorted key array.
+ * build the lookup index, in kernel memory:
+ *
+ *  - an entry per FDE in address order (struct sfu_ent, 8 bytes): the
+ *    function's start as a 32-bit offset from the lowest start, and the
+ *    section offset of its FRE data (V3: its attributes; V1, V2: its first
+ *    row), a hint;
+ *  - a block table in the spirit of ORC's lookup table: the text the
+ *    section covers is cut into 2^block_shift byte blocks, about one per
+ *    SFU_BLOCK_FDES functions, and for each block the table names the last
+ *    function (in address order) that starts at or before the block.
+ *
+ * A lookup reads one block slot and binary-searches the entries of that
+ * block, a cache line or two of kernel memory, so neither its work nor its
+ * cache misses grow with the number of FDEs, and it touches the section
+ * only where the answer is: the FDE found and its rows.  Since the entry
+ * also says where the rows are, it reads them (one read) before the FDE,
+ * so that the two reads of the section that miss the cache can overlap
+ * instead of following one another.
+ *
+ * Unsorted sections (JIT use) and sections made of several concatenated
+ * elements also keep a sorted key array, for the FDE ids.  Where the text
+ * spans more than 4 GiB there are no entries: the search reads FDE starts
+ * from the keys or from the section itself.
  *
  * Long functions also get a row index (sframe_rows.c), so that finding a
  * row decodes at most SFU_ROW_STRIDE of them.
@@ -19,12 +35,18 @@
  * answers or errors, never out-of-bounds reads.
  *
  * Callers in NMI can bound the work of a lookup further with a budget
- * (sfu_find_rule_budget()): one unit per descriptor or row read.
+ * (sfu_find_rule_budget()): one unit per read of the section.
  */
 #include "sframe_internal.h"
 
 /* FDEs read per sfu_read() call while building the index. */
 #define SFU_SCAN_BYTES	480
+/* Functions per block of the block table, about. */
+#define SFU_BLOCK_FDES	4
+/* Largest text span (and section) the 32-bit lookup entries describe. */
+#define SFU_ENT_SPAN	0xffffffffULL
+/* Bytes of a function's FRE data read ahead of its FDE: attributes, rows. */
+#define SFU_ROWS_AHEAD	48
 
 /* The element that holds the FDE with section-wide id @id. */
 const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id)
@@ -55,6 +77,20 @@ static void sfu_fde_span(const struct sfu_section *sec,
 	*size = fde.size;
 }
 
+/* Section offset of the FRE data an FDE names, or SFU_NO_ROWS_HINT. */
+static u32 sfu_fde_rows_hint(const struct sfu_elem *e, const u8 *b)
+{
+	size_t at = e->version == SFRAME_VERSION_3 ?
+		    offsetof(struct sframe_fdi_v3, sfdi_func_start_fre_off) :
+		    offsetof(struct sframe_fde_v1, sfde_func_start_fre_off);
+	u64 off;
+	u32 v;
+
+	memcpy(&v, b + at, sizeof(v));
+	off = e->fre_off + (e->swap ? swab32(v) : v);
+	return off < SFU_NO_ROWS_HINT ? (u32)off : SFU_NO_ROWS_HINT;
+}
+
 static int sfu_key_cmp(const void *a, const void *b)
 {
 	const struct sfu_key *x = a, *y = b;
@@ -70,6 +106,7 @@ static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
 {
 	u8 buf[SFU_SCAN_BYTES];
 	u32 per = sizeof(buf) / e->fde_size, i, j, n;
+	const u8 *b;
 	u64 start;
 	u32 size;
 	int ret;
@@ -81,12 +118,13 @@ static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
 		if (ret)
 			return ret;
 		for (j = 0; j < n; j++) {
-			sfu_fde_span(sec, e, i + j, buf + j * e->fde_size,
-				     &start, &size);
+			b = buf + j * e->fde_size;
+			sfu_fde_span(sec, e, i + j, b, &start, &size);
 			if (i + j && start < keys[i + j - 1].start)
 				*sorted = false;
 			keys[i + j].start = start;
 			keys[i + j].id = e->first_id + i + j;
+			keys[i + j].rows = sfu_fde_rows_hint(e, b);
 			if (start + size > *hi)
 				*hi = start + size;
 		}
@@ -128,9 +166,9 @@ static u8 sfu_pick_shift(u64 span, u32 nr_fdes)
 {
 	u8 shift = SFU_BLOCK_SHIFT_MIN;
 
-	/* At most about two blocks per function: memory stays O(FDEs). */
+	/* About SFU_BLOCK_FDES functions a block: memory stays O(FDEs). */
 	while (shift < SFU_BLOCK_SHIFT_MAX &&
-	       (span >> shift) >= 2 * (u64)nr_fdes)
+	       (span >> shift) * SFU_BLOCK_FDES > nr_fdes)
 		shift++;
 	return shift;
 }
@@ -155,6 +193,23 @@ static int sfu_build_blocks(struct sfu_section *sec,
 	return 0;
 }
 
+/* The lookup entries, where the text span allows 32-bit starts. */
+static int sfu_build_ents(struct sfu_section *sec, const struct sfu_key *keys)
+{
+	u32 i;
+
+	if (sec->text_hi - sec->text_lo > SFU_ENT_SPAN)
+		return 0;
+	sec->ents = sfu_alloc_array(sec->nr_fdes, sizeof(*sec->ents));
+	if (!sec->ents)
+		return -ENOMEM;
+	for (i = 0; i < sec->nr_fdes; i++) {
+		sec->ents[i].start = (u32)(keys[i].start - sec->text_lo);
+		sec->ents[i].rows = keys[i].rows;
+	}
+	return 0;
+}
+
 static int sfu_build_index(struct sfu_section *sec)
 {
 	struct sfu_key *keys;
@@ -171,6 +226,8 @@ static int sfu_build_index(struct sfu_section *sec)
 		sec->text_hi = sec->text_lo + 1;
 	if (!ret)
 		ret = sfu_build_blocks(sec, keys);
+	if (!ret)
+		ret = sfu_build_ents(sec, keys);
 	if (!ret && keep) {
 		sec->keys = keys;
 		return 0;
@@ -224,11 +281,13 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 void sfu_section_destroy(struct sfu_section *sec)
 {
 	sfu_free(sec->blocks);
+	sfu_free(sec->ents);
 	sfu_free(sec->keys);
 	sfu_free(sec->elems);
 	sfu_free(sec->runs);
 	sfu_free(sec->marks);
 	sec->blocks = NULL;
+	sec->ents = NULL;
 	sec->keys = NULL;
 	sec->elems = NULL;
 	sec->runs = NULL;
@@ -280,20 +339,30 @@ static bool sfu_spend(u32 *budget, u32 n)
 	return true;
 }
 
-static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-			  enum sfu_mem mode, u32 *budget)
+/* Last position in [@lo, @hi] whose entry starts at or before @pc. */
+static u32 sfu_search_ents(const struct sfu_section *sec, u64 pc, u32 lo,
+			   u32 hi)
 {
-	const struct sfu_elem *e;
-	u32 b, lo, hi, mid, id;
+	u32 off = (u32)(pc - sec->text_lo), mid;
+
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		if (sec->ents[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The same, reading the starts from the keys or the section. */
+static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
+			      u32 hi, enum sfu_mem mode, u32 *budget)
+{
+	u32 lo = *pos, mid;
 	u64 start;
 	int ret;
 
-	if (!sec->nr_fdes || pc < sec->text_lo || pc >= sec->text_hi)
-		return -ENOENT;
-	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
-	lo = sec->blocks[b];
-	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
-	/* Last position in [lo, hi] whose start is <= pc. */
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
 		if (!sec->keys && !sfu_spend(budget, 1))
@@ -306,10 +375,55 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		else
 			hi = mid - 1;
 	}
+	*pos = lo;
+	return 0;
+}
+
+/*
+ * Read the start of the FRE data the entry at @pos names, before the FDE
+ * that names it: the descriptor's own reads find it in the cache, or on
+ * its way there.  A hint only, bounded like any read; errors are the
+ * descriptor's to report.  One unit of @budget, as any read.
+ */
+static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
+			       enum sfu_mem mode, u32 *budget)
+{
+	u8 b[SFU_ROWS_AHEAD];
+	u32 off = sec->ents[pos].rows;
+
+	if (off == SFU_NO_ROWS_HINT || off >= sec->size)
+		return 0;
+	if (!sfu_spend(budget, 1))
+		return -ERANGE;
+	sfu_read(sec, off, b, sec->size - off < sizeof(b) ?
+		 sec->size - off : sizeof(b), mode);
+	return 0;
+}
+
+static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
+			  enum sfu_mem mode, u32 *budget)
+{
+	const struct sfu_elem *e;
+	u32 b, pos, hi, id;
+	int ret;
+
+	if (!sec->nr_fdes || pc < sec->text_lo || pc >= sec->text_hi)
+		return -ENOENT;
+	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
+	pos = sec->blocks[b];
+	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
+	if (sec->ents) {
+		pos = sfu_search_ents(sec, pc, pos, hi);
+		ret = sfu_read_rows_ahead(sec, pos, mode, budget);
+	} else {
+		ret = sfu_search_section(sec, pc, &pos, hi, mode, budget);
+	}
+	if (ret)
+		return ret;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
 	/* sfu_read_fde() re-reads and re-checks the descriptor itself. */
-	id = sfu_pos_id(sec, lo);
+	id = sfu_pos_id(sec, pos);
 	e = sfu_elem_of(sec, id);
 	ret = sfu_read_fde(sec, e, id - e->first_id, fde, mode);
 	if (ret)
@@ -340,12 +454,15 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * @pc: the address
  * @rule: where the rule goes
  * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
- * @budget: units of work left, one per descriptor or row read (each read
- *	at most SFU_FRE_MAX_BYTES); decremented.  NULL: no limit.
+ * @budget: units of work left, one per read of the section (a descriptor,
+ *	a row, the rows read ahead; each at most SFU_ROWS_AHEAD bytes);
+ *	decremented.  NULL: no limit.
  *
- * With the row index, a lookup costs at most a binary search over the
- * functions of one block plus SFU_ROW_STRIDE + 1 rows, whatever the
- * section holds; the budget bounds a whole walk on top of that.
+ * With the lookup entries and the row index, a lookup costs at most the
+ * rows read ahead, the descriptor and SFU_ROW_STRIDE + 1 rows, whatever
+ * the section holds (without entries, a binary search over the functions
+ * of one block instead of the read ahead); the budget bounds a whole walk
+ * on top of that.
  *
  * Return: 0, -ENOENT if nothing describes @pc, -ERANGE if @budget ran
  * out, -EBADMSG or -EFAULT.

@@ -67,6 +67,19 @@ struct sfu_elem {
 struct sfu_key {
 	u64 start;
 	u32 id;
+	u32 rows;		/* as sfu_ent.rows */
+};
+
+/* No sfu_ent.rows hint: the offset does not fit in 32 bits. */
+#define SFU_NO_ROWS_HINT		0xffffffffU
+
+/*
+ * Lookup entry in kernel memory, one per FDE in address order: the key
+ * of the binary search and where the function's rows probably are.
+ */
+struct sfu_ent {
+	u32 start;		/* function start - text_lo */
+	u32 rows;		/* section offset of its FRE data, a hint */
 };
 
 /* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */
@@ -92,6 +105,7 @@ struct sfu_section {
 	u32 nr_fdes;
 	struct sfu_elem *elems;
 	struct sfu_key *keys;	/* NULL: element 0's FDEs are the order */
+	struct sfu_ent *ents;	/* NULL: text span over 4 GiB */
 	u32 *blocks;		/* block -> first candidate position */
 	u32 nr_blocks;
 	u8 block_shift;
