@@ -273,6 +273,35 @@ static void sfu_test_mutate(struct kunit *test)
 	}
 }
 
+/*
+ * Bytes changed after set-up: the indexes no longer match the section, but
+ * lookups only read inside it, and find the right rules once it is back.
+ */
+static void sfu_test_mutate_live(struct kunit *test)
+{
+	static const u8 vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	struct sfu_rule rule;
+	unsigned int v, i;
+	s64 len, at;
+	u8 *buf = sfu_build(test, c, true, &len), keep;
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	for (at = 0; at < len; at++) {
+		keep = buf[at];
+		for (v = 0; v < ARRAY_SIZE(vals); v++) {
+			buf[at] = vals[v] ^ (v ? 0 : keep ^ 0x5a);
+			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++)
+				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
+					      SFU_MEM_KERNEL);
+		}
+		buf[at] = keep;
+	}
+	sfu_check_expects(test, &sec, c);
+	sfu_section_destroy(&sec);
+}
+
 /* A patch to the reference section and the error it must give. */
 struct sfu_patch {
 	const char *name;
@@ -618,6 +647,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_concat, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_truncate, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_mutate, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_mutate_live, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_malformed, sfu_patch_gen_params),
 	KUNIT_CASE(sfu_test_abi_mismatch),
 	KUNIT_CASE(sfu_test_sorted_lie),
