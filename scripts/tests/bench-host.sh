@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lookup cost against section size: instructions per lookup (callgrind,
-# repeatable) and nanoseconds per lookup (wall clock, noisy) for synthetic
+# repeatable) and nanoseconds per lookup (CPU time, noisy) for synthetic
 # sections of 1k, 10k, 100k and 1M FDEs, measured side by side in one run.
-# Target: a lookup in 1M FDEs costs at most 1.5 times one in 1k.
+# Gate: a lookup in 1M FDEs takes at most 1.5 times the instructions of one
+# in 1k.  The time ratio 1M/1k is printed, not gated: at 1M the section no
+# longer fits in the caches, every lookup waits for DRAM (see
+# Documentation/performance.rst), and on a shared machine that wait varies
+# by a factor of 1.5 from run to run.
 set -eu
 
 bench=${1:-build/bench-lookup}
@@ -21,10 +25,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 printf '%10s %14s %12s %14s %12s\n' FDEs section_B index_B insn/lookup ns/lookup
-declare -A insn
+declare -A insn ns
 for n in $sizes; do
 	line=$("$bench" "$n" "$timed")
-	ns=$(echo "$line" | sed 's/.*ns_per_lookup=\([0-9.]*\).*/\1/')
+	ns[$n]=$(echo "$line" | sed 's/.*ns_per_lookup=\([0-9.]*\).*/\1/')
 	bytes=$(echo "$line" | sed 's/.* bytes=\([0-9]*\).*/\1/')
 	index=$(echo "$line" | sed 's/.* index_bytes=\([0-9]*\).*/\1/')
 	valgrind --tool=callgrind --toggle-collect=bench_lookups \
@@ -33,11 +37,14 @@ for n in $sizes; do
 	ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg.$n")
 	insn[$n]=$((ir / counted))
 	printf '%10s %14s %12s %14s %12s\n' "$n" "$bytes" "$index" \
-		"${insn[$n]}" "$ns"
+		"${insn[$n]}" "${ns[$n]}"
 done
 ratio=$(awk -v a="${insn[1000000]}" -v b="${insn[1000]}" \
 	'BEGIN { printf "%.2f", a / b }')
+ns_ratio=$(awk -v a="${ns[1000000]}" -v b="${ns[1000]}" \
+	'BEGIN { printf "%.2f", a / b }')
 echo "bench-host: insn/lookup ratio 1M/1k = $ratio (target <= $max_ratio)"
+echo "bench-host: ns/lookup ratio 1M/1k = $ns_ratio (not gated)"
 awk -v r="$ratio" -v m="$max_ratio" 'BEGIN { exit !(r <= m) }' || {
 	echo "bench-host: FAILED: lookup cost grows with section size"
 	exit 1
