@@ -582,11 +582,56 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
  */
 void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it)
 {
+	sfu_fre_iter_clear(it);
+	sfu_fre_iter_start(fde, it);
+}
+
+/**
+ * sfu_fre_iter_clear() - empty a cursor's window
+ * @it: the cursor
+ */
+void sfu_fre_iter_clear(struct sfu_fre_iter *it)
+{
+	it->win_len = 0;
+}
+
+/**
+ * sfu_fre_iter_prefill() - read section bytes into a cursor's window early
+ * @sec: the section
+ * @it: a cleared cursor
+ * @off: section offset of the bytes: where a function's rows (V3: its
+ *	attributes, just before them) probably are
+ * @mode: access mode for user memory
+ *
+ * A hint: a failed read leaves the window empty, and rows are decoded
+ * from it only where they fall inside it.
+ */
+void sfu_fre_iter_prefill(struct sfu_section *sec, struct sfu_fre_iter *it,
+			  u64 off, enum sfu_mem mode)
+{
+	size_t len;
+
+	if (off >= sec->size)
+		return;
+	len = sec->size - off < sizeof(it->win) ? sec->size - off :
+						  sizeof(it->win);
+	if (sfu_read(sec, off, it->win, len, mode))
+		return;
+	it->win_off = off;
+	it->win_len = len;
+}
+
+/**
+ * sfu_fre_iter_start() - aim a cursor at the first FRE of a function
+ * @fde: the function
+ * @it: the cursor; its window is kept (sfu_fre_iter_prefill())
+ */
+void sfu_fre_iter_start(const struct sfu_fde *fde, struct sfu_fre_iter *it)
+{
 	it->off = fde->fres_off;
 	it->end = fde->elem->fre_off + fde->elem->fre_len;
 	it->left = fde->num_fres;
 	it->prev_start = 0;
-	it->win_len = 0;
 }
 
 /*

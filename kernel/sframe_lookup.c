@@ -46,7 +46,6 @@
 /* Largest text span (and section) the 32-bit lookup entries describe. */
 #define SFU_ENT_SPAN	0xffffffffULL
 /* Bytes of a function's FRE data read ahead of its FDE: attributes, rows. */
-#define SFU_ROWS_AHEAD	48
 
 /* The element that holds the FDE with section-wide id @id. */
 const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id)
@@ -380,28 +379,29 @@ static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
 }
 
 /*
- * Read the start of the FRE data the entry at @pos names, before the FDE
- * that names it: the descriptor's own reads find it in the cache, or on
- * its way there.  A hint only, bounded like any read; errors are the
- * descriptor's to report.  One unit of @budget, as any read.
+ * Read the FRE data the entry at @pos names into @it's window before the
+ * FDE that names it, so that the two reads of the section that miss the
+ * cache overlap instead of following one another; the rows are then
+ * decoded from the window.  A hint only, bounded like any read; errors
+ * are the descriptor's to report.  One unit of @budget, as any read.
  */
 static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
-			       enum sfu_mem mode, u32 *budget)
+			       struct sfu_fre_iter *it, enum sfu_mem mode,
+			       u32 *budget)
 {
-	u8 b[SFU_ROWS_AHEAD];
 	u32 off = sec->ents[pos].rows;
 
-	if (off == SFU_NO_ROWS_HINT || off >= sec->size)
+	if (!it || off == SFU_NO_ROWS_HINT || off >= sec->size)
 		return 0;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
-	sfu_read(sec, off, b, sec->size - off < sizeof(b) ?
-		 sec->size - off : sizeof(b), mode);
+	sfu_fre_iter_prefill(sec, it, off, mode);
 	return 0;
 }
 
 static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-			  enum sfu_mem mode, u32 *budget)
+			  struct sfu_fre_iter *it, enum sfu_mem mode,
+			  u32 *budget)
 {
 	const struct sfu_elem *e;
 	u32 b, pos, hi, id;
@@ -414,7 +414,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
 	if (sec->ents) {
 		pos = sfu_search_ents(sec, pc, pos, hi);
-		ret = sfu_read_rows_ahead(sec, pos, mode, budget);
+		ret = sfu_read_rows_ahead(sec, pos, it, mode, budget);
 	} else {
 		ret = sfu_search_section(sec, pc, &pos, hi, mode, budget);
 	}
@@ -445,7 +445,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 		 enum sfu_mem mode)
 {
-	return sfu_lookup_fde(sec, pc, fde, mode, NULL);
+	return sfu_lookup_fde(sec, pc, fde, NULL, mode, NULL);
 }
 
 /**
@@ -455,7 +455,7 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * @rule: where the rule goes
  * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
  * @budget: units of work left, one per read of the section (a descriptor,
- *	a row, the rows read ahead; each at most SFU_ROWS_AHEAD bytes);
+ *	a row, the rows read ahead; each at most SFU_FRE_WINDOW bytes);
  *	decremented.  NULL: no limit.
  *
  * With the lookup entries and the row index, a lookup costs at most the
@@ -478,7 +478,8 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	u64 pc_off;
 	int ret;
 
-	ret = sfu_lookup_fde(sec, pc, &fde, mode, budget);
+	sfu_fre_iter_clear(&it);
+	ret = sfu_lookup_fde(sec, pc, &fde, &it, mode, budget);
 	if (ret)
 		return ret;
 	if (!fde.num_fres)
@@ -486,7 +487,7 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	pc_off = pc - fde.start;
 	if (fde.pc_type == SFRAME_FDE_TYPE_PCMASK)
 		pc_off %= fde.rep_size;
-	sfu_fre_iter_init(&fde, &it);
+	sfu_fre_iter_start(&fde, &it);
 	sfu_rows_seek(sec, &fde, pc_off, &it);
 	for (;;) {
 		if (it.left && !sfu_spend(budget, 1))

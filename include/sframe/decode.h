@@ -224,6 +224,10 @@ int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode);
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 		 u32 idx, struct sfu_fde *fde, enum sfu_mem mode);
 void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it);
+void sfu_fre_iter_clear(struct sfu_fre_iter *it);
+void sfu_fre_iter_prefill(struct sfu_section *sec, struct sfu_fre_iter *it,
+			  u64 off, enum sfu_mem mode);
+void sfu_fre_iter_start(const struct sfu_fde *fde, struct sfu_fre_iter *it);
 int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 		 struct sfu_fre_iter *it, struct sfu_fre *fre,
 		 enum sfu_mem mode);
