@@ -468,24 +468,41 @@ void sfu_fde_head(const struct sfu_section *sec, struct sfu_fde *fde,
 	}
 }
 
+/* Bytes [@off, @off + @len) of the section if @it's window holds them. */
+static const u8 *sfu_win_at(const struct sfu_fre_iter *it, u64 off,
+			    size_t len)
+{
+	if (!it || !it->win_len || off < it->win_off ||
+	    off - it->win_off + len > it->win_len)
+		return NULL;
+	return it->win + (off - it->win_off);
+}
+
 static int sfu_read_fda_v3(struct sfu_section *sec, struct sfu_fde *fde,
-			   u32 fre_off, enum sfu_mem mode)
+			   u32 fre_off, const struct sfu_fre_iter *it,
+			   enum sfu_mem mode)
 {
 	const struct sfu_elem *e = fde->elem;
-	u8 b[sizeof(struct sframe_fda_v3)];
+	u8 buf[sizeof(struct sframe_fda_v3)];
 	u64 at = e->fre_off + fre_off;
+	const u8 *b;
 	int ret;
 
-	if ((u64)fre_off + sizeof(b) > e->fre_len)
+	if ((u64)fre_off + sizeof(buf) > e->fre_len)
 		return sfu_corrupt(sec, "FDE attributes outside FRE data", at);
-	ret = sfu_fetch(sec, at, b, sizeof(b), mode, "FDE attributes");
-	if (ret)
-		return ret;
+	b = sfu_win_at(it, at, sizeof(buf));
+	if (!b) {
+		ret = sfu_fetch(sec, at, buf, sizeof(buf), mode,
+				"FDE attributes");
+		if (ret)
+			return ret;
+		b = buf;
+	}
 	fde->num_fres = sfu_get16(e, b);
 	fde->info = b[offsetof(struct sframe_fda_v3, sfda_func_info)];
 	fde->info2 = b[offsetof(struct sframe_fda_v3, sfda_func_info2)];
 	fde->rep_size = b[offsetof(struct sframe_fda_v3, sfda_func_rep_size)];
-	fde->fres_off = at + sizeof(b);
+	fde->fres_off = at + sizeof(buf);
 	if (fde->info & SFRAME_V3_FUNC_INFO_UNUSED ||
 	    fde->info2 & ~SFRAME_V3_FDE_TYPE_MASK)
 		return sfu_corrupt(sec, "reserved FDE info bits set", at);
@@ -534,6 +551,17 @@ static int sfu_decode_fde_v12(struct sfu_section *sec, struct sfu_fde *fde,
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 		 u32 idx, struct sfu_fde *fde, enum sfu_mem mode)
 {
+	return sfu_read_fde_win(sec, elem, idx, fde, NULL, mode);
+}
+
+/*
+ * sfu_read_fde(), taking the V3 attributes from @it's window where it
+ * holds them (sfu_fre_iter_prefill()); @it may be NULL.
+ */
+int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
+		     u32 idx, struct sfu_fde *fde,
+		     const struct sfu_fre_iter *it, enum sfu_mem mode)
+{
 	u8 b[sizeof(struct sframe_fde_v2)];
 	u64 at = elem->fde_off + (u64)idx * elem->fde_size;
 	u32 min_fre, fda_off;
@@ -551,7 +579,7 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
 	if (elem->version == SFRAME_VERSION_3) {
 		fda_off = sfu_get32(elem, b + offsetof(struct sframe_fdi_v3,
 						       sfdi_func_start_fre_off));
-		ret = sfu_read_fda_v3(sec, fde, fda_off, mode);
+		ret = sfu_read_fda_v3(sec, fde, fda_off, it, mode);
 	} else {
 		ret = sfu_decode_fde_v12(sec, fde, b);
 	}
@@ -646,11 +674,9 @@ static int sfu_fre_bytes(struct sfu_section *sec, struct sfu_fre_iter *it,
 	size_t len;
 	int ret;
 
-	if (it->win_len && it->off >= it->win_off &&
-	    it->off - it->win_off + want <= it->win_len) {
-		*b = it->win + (it->off - it->win_off);
+	*b = sfu_win_at(it, it->off, want);
+	if (*b)
 		return 0;
-	}
 	len = avail < sizeof(it->win) ? avail : sizeof(it->win);
 	it->win_len = 0;
 	ret = sfu_fetch(sec, it->off, it->win, len, mode, "FRE");

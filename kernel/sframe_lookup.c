@@ -425,7 +425,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	/* sfu_read_fde() re-reads and re-checks the descriptor itself. */
 	id = sfu_pos_id(sec, pos);
 	e = sfu_elem_of(sec, id);
-	ret = sfu_read_fde(sec, e, id - e->first_id, fde, mode);
+	ret = sfu_read_fde_win(sec, e, id - e->first_id, fde, it, mode);
 	if (ret)
 		return ret;
 	if (pc < fde->start || pc - fde->start >= fde->size)
