@@ -43,8 +43,9 @@
 
 struct sfu_elf {
 	Elf64_Ehdr eh;
-	Elf64_Phdr *ph;
+	const Elf64_Phdr *ph;
 	unsigned int phnum;
+	struct sfu_fcache *cached;	/* @ph is its copy, eh not read */
 };
 
 /* The mapping a region is built for, as seen under the mmap lock. */
@@ -128,7 +129,10 @@ static int sfu_elf_read(struct file *file, struct sfu_elf *elf)
 	size_t len;
 	int ret;
 
+	Elf64_Phdr *ph;
+
 	elf->ph = NULL;
+	elf->cached = NULL;
 	ret = sfu_read_exact(file, eh, sizeof(*eh), 0);
 	if (ret)
 		return -ENOEXEC;
@@ -140,16 +144,37 @@ static int sfu_elf_read(struct file *file, struct sfu_elf *elf)
 		return -ENOEXEC;
 	elf->phnum = eh->e_phnum;
 	len = elf->phnum * sizeof(Elf64_Phdr);
-	elf->ph = kmalloc(len, GFP_KERNEL);
-	if (!elf->ph)
+	ph = kmalloc(len, GFP_KERNEL);
+	if (!ph)
 		return -ENOMEM;
-	ret = sfu_read_exact(file, elf->ph, len, eh->e_phoff);
+	ret = sfu_read_exact(file, ph, len, eh->e_phoff);
 	if (ret) {
-		kfree(elf->ph);
-		elf->ph = NULL;
+		kfree(ph);
 		return -ENOEXEC;
 	}
+	elf->ph = ph;
 	return 0;
+}
+
+/*
+ * The program headers of @file: those of its file cache entry if it has
+ * one for the file as it is now (nothing is read), else read.
+ */
+static int sfu_elf_get(struct file *file, struct sfu_elf *elf)
+{
+	elf->cached = sfu_fcache_get(file);
+	if (!elf->cached)
+		return sfu_elf_read(file, elf);
+	elf->ph = sfu_fcache_phdrs(elf->cached, &elf->phnum);
+	return 0;
+}
+
+static void sfu_elf_put(struct sfu_elf *elf)
+{
+	if (elf->cached)
+		sfu_fcache_put(elf->cached);
+	else
+		kfree(elf->ph);
 }
 
 static const Elf64_Phdr *sfu_elf_find(const struct sfu_elf *elf, u32 type)
@@ -340,6 +365,7 @@ static struct sfu_blob *sfu_sidecar_get(struct file *file,
  * take it (the caller indexes it for @r alone, and reports any error).
  */
 static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
+				      const struct sfu_elf *elf,
 				      const Elf64_Phdr *s, const void *bytes,
 				      unsigned long bias)
 {
@@ -349,25 +375,24 @@ static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
 	if (!sfu_fcache_enabled() ||
 	    sfu_section_check(&sec, bytes, s->p_filesz, s->p_vaddr))
 		return false;
-	fc = sfu_fcache_add(file, s, &sec);
+	fc = sfu_fcache_add(file, elf->ph, elf->phnum, &sec);
 	sfu_section_destroy(&sec);
 	if (!fc)
 		return false;
 	sfu_fcache_lend(r, fc, bias);
+	sfu_fcache_put(fc);
 	return true;
 }
 
 static int sfu_region_from_file(struct sfu_region *r, struct file *file,
-				const struct sfu_elf *elf,
+				struct sfu_elf *elf,
 				const Elf64_Phdr *s, unsigned long bias)
 {
-	struct sfu_fcache *fc;
 	void *bytes;
 	int ret;
 
-	fc = sfu_fcache_get(file, s);
-	if (fc) {
-		sfu_fcache_lend(r, fc, bias);
+	if (elf->cached) {
+		sfu_fcache_lend(r, elf->cached, bias);
 		return 0;
 	}
 	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
@@ -394,7 +419,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 		sfu_refuse_file(file, "short read", s->p_offset, ret);
 		goto free_bytes;
 	}
-	if (sfu_region_from_new_cache(r, file, s, bytes, bias))
+	if (sfu_region_from_new_cache(r, file, elf, s, bytes, bias))
 		goto free_bytes;
 	ret = sfu_region_init_section(r, bytes, s->p_filesz,
 				      bias + s->p_vaddr, true);
@@ -438,7 +463,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 	unsigned long bias;
 	int ret;
 
-	ret = sfu_elf_read(v->file, &elf);
+	ret = sfu_elf_get(v->file, &elf);
 	if (ret)
 		return ret == -ENOMEM ? ERR_PTR(ret) : NULL;
 	text = sfu_elf_text(&elf, v);
@@ -484,7 +509,7 @@ put_blob:
 	if (blob)
 		sfu_blob_put(blob);
 free_phdrs:
-	kfree(elf.ph);
+	sfu_elf_put(&elf);
 	return r;
 }
 

@@ -5,13 +5,14 @@
  * A file with PT_GNU_SFRAME is read and indexed when a process maps it.
  * Programs are started, and libraries dlopen()ed, over and over: this
  * cache keeps the checked, indexed section of the file at its link-time
- * address, keyed by device and inode and tied to the file's version (size,
- * change and modification times, inode generation, the section's place in
- * the file), and each mapping borrows it moved by its load bias, as
- * mappings of a sidecar'd file borrow the sidecar's (registry.c).  Entries
- * outlive their mappings: the least recently used go beyond file_cache
- * entries.  Only sections whose index can be moved (no key array) are
- * kept.  A region holds a reference to the entry it borrows from.
+ * address, with the file's program headers, keyed by device and inode and
+ * tied to the file's version (size, change and modification times, inode
+ * generation).  A mapping of a cached file reads nothing from it: it
+ * borrows the index moved by its load bias, as mappings of a sidecar'd
+ * file borrow the sidecar's (registry.c), and holds a reference to the
+ * entry.  Entries outlive their mappings; beyond file_cache entries the
+ * least recently used go.  Only sections whose index can be moved (no key
+ * array) are kept.
  *
  * The cache's memory is counted apart from memory_bytes (which follows
  * the processes and sidecars) but within max_total_bytes.
@@ -40,9 +41,8 @@ struct sfu_fcache {
 	unsigned long ino;
 	u32 generation;
 	struct sfu_stamp stamp;
-	u64 sframe_off;			/* PT_GNU_SFRAME's p_offset */
-	u64 sframe_vaddr;		/* ... p_vaddr */
-	u64 sframe_len;			/* ... p_filesz */
+	Elf64_Phdr *ph;			/* the file's program headers */
+	unsigned int phnum;
 	struct sfu_section sec;
 	size_t bytes;			/* counted in sfu_fcache_bytes */
 };
@@ -90,6 +90,7 @@ static void sfu_fcache_release(struct kref *ref)
 
 	sfu_section_destroy(&fc->sec);
 	atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+	kfree(fc->ph);
 	kfree(fc);
 }
 
@@ -127,18 +128,16 @@ static unsigned long sfu_fcache_key(dev_t dev, unsigned long ino)
 	return ino ^ ((unsigned long)dev << 20);
 }
 
-/* Is @fc the index of @file as it is now, with section @s? */
+/* Is @fc of the file of @inode as it is now (@st)? */
 static bool sfu_fcache_matches(const struct sfu_fcache *fc,
 			       const struct inode *inode,
-			       const struct sfu_stamp *st, const Elf64_Phdr *s)
+			       const struct sfu_stamp *st)
 {
 	return fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino &&
 	       fc->generation == inode->i_generation &&
 	       fc->stamp.size == st->size &&
 	       timespec64_equal(&fc->stamp.mtime, &st->mtime) &&
-	       timespec64_equal(&fc->stamp.ctime, &st->ctime) &&
-	       fc->sframe_off == s->p_offset &&
-	       fc->sframe_vaddr == s->p_vaddr && fc->sframe_len == s->p_filesz;
+	       timespec64_equal(&fc->stamp.ctime, &st->ctime);
 }
 
 /* The entry of @inode, whatever its version.  Caller holds the lock. */
@@ -155,16 +154,15 @@ static struct sfu_fcache *sfu_fcache_find(const struct inode *inode)
 }
 
 /**
- * sfu_fcache_get() - the cached index of a file's own section
+ * sfu_fcache_get() - the cache entry of a file with its own section
  * @file: the mapped file
- * @s: its PT_GNU_SFRAME program header
  *
  * An entry of an older version of the file is dropped.  May sleep.
  *
  * Return: a reference to the entry, or NULL if there is none for the file
  * as it is now.
  */
-struct sfu_fcache *sfu_fcache_get(struct file *file, const Elf64_Phdr *s)
+struct sfu_fcache *sfu_fcache_get(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 	struct sfu_fcache *fc;
@@ -174,13 +172,14 @@ struct sfu_fcache *sfu_fcache_get(struct file *file, const Elf64_Phdr *s)
 		return NULL;
 	mutex_lock(&sfu_fcache_lock);
 	fc = sfu_fcache_find(inode);
-	if (fc && !sfu_fcache_matches(fc, inode, &st, s)) {
+	if (fc && !sfu_fcache_matches(fc, inode, &st)) {
 		sfu_fcache_unhash(fc);
 		fc = NULL;
 	}
 	if (fc) {
 		kref_get(&fc->ref);
 		list_move(&fc->lru, &sfu_fcache_lru);
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 	}
 	mutex_unlock(&sfu_fcache_lock);
 	return fc;
@@ -198,52 +197,86 @@ static bool sfu_fcache_charge(size_t bytes)
 }
 
 /**
+ * sfu_fcache_phdrs() - the program headers of a cached file
+ * @fc: the entry
+ * @phnum: their number
+ *
+ * Return: the headers, valid while the caller holds its reference.
+ */
+const Elf64_Phdr *sfu_fcache_phdrs(const struct sfu_fcache *fc,
+				   unsigned int *phnum)
+{
+	*phnum = fc->phnum;
+	return fc->ph;
+}
+
+/* An entry for @file, @ph, @sec, counted but not yet in the cache. */
+static struct sfu_fcache *sfu_fcache_new(struct file *file,
+					 const Elf64_Phdr *ph,
+					 unsigned int phnum,
+					 const struct sfu_section *sec)
+{
+	size_t bytes = sizeof(struct sfu_fcache) + phnum * sizeof(*ph) +
+		       sfu_section_bytes(sec);
+	struct inode *inode = file_inode(file);
+	struct sfu_fcache *fc;
+
+	fc = kzalloc(sizeof(*fc), GFP_KERNEL_ACCOUNT);
+	if (!fc)
+		return NULL;
+	fc->ph = kmemdup(ph, phnum * sizeof(*ph), GFP_KERNEL_ACCOUNT);
+	if (!fc->ph || sfu_file_stamp(file, &fc->stamp) ||
+	    !sfu_fcache_charge(bytes))
+		goto free_fc;
+	kref_init(&fc->ref);
+	fc->phnum = phnum;
+	fc->bytes = bytes;
+	fc->dev = inode->i_sb->s_dev;
+	fc->ino = inode->i_ino;
+	fc->generation = inode->i_generation;
+	fc->sec = *sec;
+	return fc;
+
+free_fc:
+	kfree(fc->ph);
+	kfree(fc);
+	return NULL;
+}
+
+/**
  * sfu_fcache_add() - keep the index of a file's own section
  * @file: the mapped file
- * @s: its PT_GNU_SFRAME program header
- * @sec: the section, checked and indexed at @s->p_vaddr; on success its
- *	arrays are the entry's, and @sec is left empty
+ * @ph: its program headers
+ * @phnum: their number
+ * @sec: its section, checked and indexed at its link-time address; on
+ *	success its arrays are the entry's, and @sec is left empty
  *
  * Nothing is kept if the cache is off, the index cannot be moved, the
  * memory limit is reached or another version of the file came first.
  *
  * Return: a reference to the new entry, or NULL (@sec untouched).
  */
-struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
-				  struct sfu_section *sec)
+struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
+				  unsigned int phnum, struct sfu_section *sec)
 {
 	struct inode *inode = file_inode(file);
-	size_t bytes = sfu_section_bytes(sec);
 	struct sfu_fcache *fc, *old;
 
 	if (!sfu_fcache_enabled() || sec->keys)
 		return NULL;
-	fc = kzalloc(sizeof(*fc), GFP_KERNEL_ACCOUNT);
+	fc = sfu_fcache_new(file, ph, phnum, sec);
 	if (!fc)
 		return NULL;
-	if (sfu_file_stamp(file, &fc->stamp) ||
-	    !sfu_fcache_charge(sizeof(*fc) + bytes)) {
-		kfree(fc);
-		return NULL;
-	}
-	kref_init(&fc->ref);
-	fc->bytes = sizeof(*fc) + bytes;
-	fc->dev = inode->i_sb->s_dev;
-	fc->ino = inode->i_ino;
-	fc->generation = inode->i_generation;
-	fc->sframe_off = s->p_offset;
-	fc->sframe_vaddr = s->p_vaddr;
-	fc->sframe_len = s->p_filesz;
-	fc->sec = *sec;
 	/* The kernel copy @sec was read from goes: never read through it. */
 	fc->sec.base = fc->sec.vaddr;
 	fc->sec.mem = SFU_MEM_USER;
 	mutex_lock(&sfu_fcache_lock);
 	old = sfu_fcache_find(inode);
-	if (old && sfu_fcache_matches(old, inode, &fc->stamp, s)) {
+	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
 		/* Indexed twice at once: keep the first, give @sec back. */
 		mutex_unlock(&sfu_fcache_lock);
 		atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+		kfree(fc->ph);
 		kfree(fc);
 		return NULL;
 	}
@@ -262,7 +295,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
 /**
  * sfu_fcache_lend() - give a region the index of a cache entry
  * @r: the region, with no section yet
- * @fc: the entry; the region takes over the caller's reference
+ * @fc: the entry; the region takes a reference of its own
  * @bias: the mapping's load bias
  *
  * Unwinding reads the section where the process has it mapped.
@@ -270,6 +303,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias)
 {
+	kref_get(&fc->ref);
 	r->fcache = fc;
 	sfu_region_borrow_section(r, &fc->sec, bias);
 	r->sec.base = r->sec.vaddr;

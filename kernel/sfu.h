@@ -58,6 +58,7 @@ enum sfu_stat {
 	SFU_STAT_NOT_REGULAR,	/* executable mappings of non-regular files */
 	SFU_STAT_REFUSED_GLOBAL,	/* over max_total_bytes */
 	SFU_STAT_HOOK_SKIPPED,		/* RT, a hook called non-preemptible */
+	SFU_STAT_FCACHE_HITS,		/* mappings given a cached index */
 	SFU_STAT_NR,
 };
 
@@ -239,9 +240,11 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err);
 struct sfu_fcache;
 
 bool sfu_fcache_enabled(void);
-struct sfu_fcache *sfu_fcache_get(struct file *file, const Elf64_Phdr *s);
-struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *s,
-				  struct sfu_section *sec);
+struct sfu_fcache *sfu_fcache_get(struct file *file);
+const Elf64_Phdr *sfu_fcache_phdrs(const struct sfu_fcache *fc,
+				   unsigned int *phnum);
+struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
+				  unsigned int phnum, struct sfu_section *sec);
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias);
 void sfu_fcache_put(struct sfu_fcache *fc);

@@ -51,7 +51,7 @@ kver=$2
 shift 2
 tests="module_load.sh modinfo.sh decode_agree registry_exec.sh registry_fork.sh
 registry_corrupt.sh registry_dlopen registry_jit registry_failnth
-registry_unload.sh ioctl_fuzz
+registry_unload.sh registry_filecache.sh ioctl_fuzz
 unwind_chain unwind_chain_gen unwind_fp_fallback.sh unwind_async
 unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
