@@ -454,9 +454,9 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * @pc: the address
  * @rule: where the rule goes
  * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
- * @budget: units of work left, one per read of the section (a descriptor,
- *	a row, the rows read ahead; each at most SFU_FRE_WINDOW bytes);
- *	decremented.  NULL: no limit.
+ * @budget: units of work left, one per read of a descriptor, per row
+ *	decoded and for the rows read ahead (a read of at most
+ *	SFU_FRE_WINDOW bytes); decremented.  NULL: no limit.
  *
  * With the lookup entries and the row index, a lookup costs at most the
  * rows read ahead, the descriptor and SFU_ROW_STRIDE + 1 rows, whatever

@@ -34,11 +34,12 @@
 #define SFU_DEF_MAX_DEPTH	127
 #define SFU_MAX_DEPTH_LIMIT	1024
 /*
- * Section reads (descriptors and rows) a walk may make, per frame of its
- * depth limit.  With the row index a frame needs at most a binary search
- * in one block and SFU_ROW_STRIDE + 1 rows, and usually a handful, so
- * only a hostile section spends it; the walk's cost in NMI stays bounded
- * by max_depth times this, whatever the sections hold.
+ * Units of decoder work (sfu_find_rule_budget(): descriptors read, rows
+ * decoded) a walk may spend, per frame of its depth limit.  With the
+ * lookup entries and the row index a frame needs at most the rows read
+ * ahead, its descriptor and SFU_ROW_STRIDE + 1 rows, and usually a
+ * handful, so only a hostile section spends it; the walk's cost in NMI
+ * stays bounded by max_depth times this, whatever the sections hold.
  */
 #define SFU_WALK_READS_PER_FRAME	32
 
