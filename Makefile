@@ -13,7 +13,8 @@
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make fuzz-long       both until FUZZ_RUNS (100M) executions, at nice 19;
 #                        FUZZ_MERGE=1 merges new inputs into the tree corpus
-#   make bench           process and walk costs in the stock 6.12 guest
+#   make bench           process, walk, perf.data and memory costs in the
+#                        stock 6.12 guest
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
@@ -169,8 +170,10 @@ fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
 sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
 
+# bench_walk.sh alone takes about eight minutes under TCG.
 bench:
-	scripts/qemu/run.sh x86_64 6.12 --tests "bench_exec.sh bench_daemon.sh unwind_budget"
+	scripts/qemu/run.sh x86_64 6.12 --timeout 3000 \
+		--tests "bench_exec.sh bench_daemon.sh unwind_budget bench_walk.sh"
 
 bench-host: $(O)/bench-lookup
 	scripts/tests/bench-host.sh $(O)/bench-lookup

@@ -436,10 +436,14 @@ install_sframectl() {
 		-o "$r/selftests/bin/sfu_noeh" "$root/selftests/sframectl/noeh.c"
 }
 
-# make bench's programs: the same one with SFrame and without.
+# make bench's programs: exec, the same one with SFrame and without;
+# walk_sframe (selftests/bench_walk.sh), with frame pointers and SFrame,
+# so that the kernel's frame-pointer walk and the module's SFrame walk
+# unwind the same stack.
 build_bench() {
 	local b=$out/bench g=$r/selftests/bench
 	local bflags="-O2 -fomit-frame-pointer -Wall -Werror"
+	local wflags="-O2 -fno-omit-frame-pointer -Wall -Werror"
 
 	mkdir -p "$b" "$g"
 	# shellcheck disable=SC2086
@@ -447,6 +451,8 @@ build_bench() {
 	sframe_cc "$root/selftests/bench/exec.c" "$b/exec.o" $bflags
 	sframe_link "$g/exec_sframe" "$b/exec.o" -ldl
 	sframe_link "$g/exec_plain" $bflags "$root/selftests/bench/exec.c" -ldl
+	sframe_cc "$root/selftests/bench/walk.c" "$b/walk.o" $wflags
+	sframe_link "$g/walk_sframe" "$b/walk.o" -ldl
 	}
 }
 
@@ -561,6 +567,9 @@ for t in $tests; do
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
+	# Eighteen timed perf recordings and three with dwarf stacks, each
+	# dumped raw, under TCG.
+	bench_walk.sh) echo "$t 1500" ;;
 	# STRESS_SECONDS of load, then the wait for every loop.
 	stress.sh) echo "$t $((${STRESS_SECONDS:-45} * 2 + 330))" ;;
 	*) echo "$t" ;;
