@@ -45,6 +45,7 @@ MAN_PAGES	:= $(O)/man/sframectl.8 $(O)/man/sframe-gen.1 $(O)/man/sframe-dump.1
 
 DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
 		   kernel/sframe_lookup.c kernel/sframe_rows.c \
+		   kernel/sframe_table.c \
 		   kernel/sframe_print.c
 ENCODER_SRCS	:= kernel/sframe_encode.c
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h

@@ -109,8 +109,9 @@ static long sfu_ioc_add(const void __user *uarg)
 	r->start = a.text_start;
 	r->end = a.text_end;
 	r->source = SFRAME_UNWIND_SRC_JIT;
+	/* A JIT may rewrite its section: no table, rows read where they are. */
 	ret = sfu_region_init_section(r, bytes, a.sframe_len, a.sframe_start,
-				      true);
+				      SFU_SEC_USER);
 	if (ret)
 		goto put_region;
 	if (r->sec.nr_fdes && (r->sec.text_lo < a.text_start ||

@@ -373,7 +373,8 @@ static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
 	struct sfu_fcache *fc;
 
 	if (!sfu_fcache_enabled() ||
-	    sfu_section_check(&sec, bytes, s->p_filesz, s->p_vaddr))
+	    sfu_section_check(&sec, bytes, s->p_filesz, s->p_vaddr,
+			      SFU_SEC_TABLE))
 		return false;
 	fc = sfu_fcache_add(file, elf->ph, elf->phnum, &sec);
 	sfu_section_destroy(&sec);
@@ -422,7 +423,8 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 	if (sfu_region_from_new_cache(r, file, elf, s, bytes, bias))
 		goto free_bytes;
 	ret = sfu_region_init_section(r, bytes, s->p_filesz,
-				      bias + s->p_vaddr, true);
+				      bias + s->p_vaddr,
+				      SFU_SEC_USER | SFU_SEC_TABLE);
 	if (ret)
 		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
 				r->sec.diag.off, ret);
@@ -446,7 +448,7 @@ static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
 		return 0;
 	}
 	return sfu_region_init_section(r, r->blob->data, r->blob->len,
-				       bias + r->blob->link_vaddr, false);
+				       bias + r->blob->link_vaddr, SFU_SEC_TABLE);
 }
 
 /*

@@ -209,6 +209,7 @@ size_t sfu_section_bytes(const struct sfu_section *sec)
 	return sec->nr_elems * sizeof(*sec->elems) +
 	       (sec->keys ? sec->nr_fdes * sizeof(*sec->keys) : 0) +
 	       sec->nr_blocks * sizeof(*sec->blocks) +
+	       sfu_table_bytes(sec) +
 	       sec->nr_runs * sizeof(*sec->runs) +
 	       sec->nr_marks * sizeof(*sec->marks);
 }
@@ -227,11 +228,8 @@ int sfu_blob_index(struct sfu_blob *blob)
 {
 	int ret;
 
-	ret = sfu_section_init(&blob->sec, (unsigned long)blob->data,
-			       blob->len, blob->link_vaddr, SFU_MEM_KERNEL,
-			       sfu_native_abi());
-	if (!ret && sfu_validate_fres)
-		ret = sfu_section_validate(&blob->sec, SFU_MEM_KERNEL);
+	ret = sfu_section_check(&blob->sec, blob->data, blob->len,
+				blob->link_vaddr, SFU_SEC_TABLE);
 	if (!ret) {
 		blob->sec_bytes = sfu_section_bytes(&blob->sec);
 		ret = sfu_mem_charge(blob->sec_bytes);
@@ -284,6 +282,8 @@ void sfu_region_borrow_section(struct sfu_region *r,
  * @bytes: the copy
  * @len: its length
  * @vaddr: the section's address in the process (or at link time)
+ * @flags: SFU_SEC_TABLE for a section that will not change (a file's, a
+ *	sidecar's): decode its rows into a rule table
  *
  * Headers and the FDE index, and every FRE if the validate_fres parameter
  * is set, on the copy, so that the checks never fault and never see the
@@ -294,17 +294,28 @@ void sfu_region_borrow_section(struct sfu_region *r,
  * what failed, and nothing is left to free.
  */
 int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
-		      unsigned long vaddr)
+		      unsigned long vaddr, unsigned int flags)
 {
+	struct sfu_diag diag;
 	int ret;
 
 	ret = sfu_section_init(sec, (unsigned long)bytes, len, vaddr,
 			       SFU_MEM_KERNEL, sfu_native_abi());
 	if (!ret && sfu_validate_fres)
 		ret = sfu_section_validate(sec, SFU_MEM_KERNEL);
-	if (ret)
+	if (ret) {
 		sfu_section_destroy(sec);
-	return ret;
+		return ret;
+	}
+	/*
+	 * Without a table (a row the decoder refuses, too many rules, no
+	 * memory) the rows are read where they live, as for a JIT: the
+	 * walk finds what the section says, just slower.
+	 */
+	diag = sec->diag;
+	if ((flags & SFU_SEC_TABLE) && sfu_table_build(sec))
+		sec->diag = diag;
+	return 0;
 }
 
 /**
@@ -313,8 +324,9 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
  * @bytes: a kernel copy of the section's bytes
  * @len: its length
  * @vaddr: the section's address in the process
- * @user: true if unwinding reads the section at @vaddr in the process's
- *	memory from now on, false if it keeps reading @bytes (sidecars)
+ * @flags: SFU_SEC_USER if unwinding reads the section at @vaddr in the
+ *	process's memory from now on (else it keeps reading @bytes: a
+ *	sidecar's), SFU_SEC_TABLE as for sfu_section_check()
  *
  * Checks the headers and the FDE index (and every FRE if the validate_fres
  * parameter is set) on the kernel copy, so the checks never fault and
@@ -324,21 +336,27 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
  * what failed.
  */
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,
-			    size_t len, unsigned long vaddr, bool user)
+			    size_t len, unsigned long vaddr, unsigned int flags)
 {
 	size_t extra;
 	int ret;
 
-	ret = sfu_section_check(&r->sec, bytes, len, vaddr);
+	ret = sfu_section_check(&r->sec, bytes, len, vaddr, flags);
 	if (ret)
 		return ret;
 	r->version = r->sec.elems[0].version;
-	if (user) {
+	if (flags & SFU_SEC_USER) {
 		r->sec.base = vaddr;
 		r->sec.mem = SFU_MEM_USER;
 	}
 	extra = sfu_section_bytes(&r->sec);
 	ret = sfu_mem_charge(extra);
+	if (ret && r->sec.table) {
+		/* Over the limit with the table: without, rows are read. */
+		sfu_table_destroy(&r->sec);
+		extra = sfu_section_bytes(&r->sec);
+		ret = sfu_mem_charge(extra);
+	}
 	if (ret)
 		return ret;
 	r->bytes += extra;

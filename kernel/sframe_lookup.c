@@ -28,14 +28,17 @@
  * from the keys or from the section itself.
  *
  * Long functions also get a row index (sframe_rows.c), so that finding a
- * row decodes at most SFU_ROW_STRIDE of them.
+ * row decodes at most SFU_ROW_STRIDE of them.  Sections that will not
+ * change may also get a rule table (sframe_table.c); lookups then read
+ * only kernel memory.
  *
  * The indexes are hints: lookups re-read and re-check the descriptor and
  * the rows they land on, so a section changed after set-up gives wrong
  * answers or errors, never out-of-bounds reads.
  *
  * Callers in NMI can bound the work of a lookup further with a budget
- * (sfu_find_rule_budget()): one unit per read of the section.
+ * (sfu_find_rule_budget()): one unit per read of the section or row
+ * decoded, or per lookup through the table.
  */
 #include "sframe_internal.h"
 
@@ -279,6 +282,7 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
  */
 void sfu_section_destroy(struct sfu_section *sec)
 {
+	sfu_table_destroy(sec);
 	sfu_free(sec->blocks);
 	sfu_free(sec->ents);
 	sfu_free(sec->keys);
@@ -399,6 +403,26 @@ static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
 	return 0;
 }
 
+/*
+ * The rule at @pc from the section's rule table: the block slot, the
+ * lookup entries, the function's rows, all in kernel memory.  One unit of
+ * @budget.
+ */
+static int sfu_lookup_table(const struct sfu_section *sec, u64 pc,
+			    struct sfu_rule *rule, u32 *budget)
+{
+	u32 b, pos, hi;
+
+	if (pc < sec->text_lo || pc >= sec->text_hi)
+		return -ENOENT;
+	if (!sfu_spend(budget, 1))
+		return -ERANGE;
+	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
+	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
+	pos = sfu_search_ents(sec, pc, sec->blocks[b], hi);
+	return sfu_table_rule(sec, pos, pc, rule);
+}
+
 static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 			  struct sfu_fre_iter *it, enum sfu_mem mode,
 			  u32 *budget)
@@ -478,6 +502,8 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	u64 pc_off;
 	int ret;
 
+	if (sec->table)
+		return sfu_lookup_table(sec, pc, rule, budget);
 	sfu_fre_iter_clear(&it);
 	ret = sfu_lookup_fde(sec, pc, &fde, &it, mode, budget);
 	if (ret)

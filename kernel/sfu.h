@@ -187,11 +187,15 @@ void sfu_blob_unindex(struct sfu_blob *blob);
 void sfu_region_borrow_section(struct sfu_region *r,
 			       const struct sfu_section *sec,
 			       unsigned long delta);
+/* How a section is set up (sfu_section_check(), sfu_region_init_section()) */
+#define SFU_SEC_USER	0x1	/* read where the process has it mapped */
+#define SFU_SEC_TABLE	0x2	/* will not change: decode into a table */
+
 size_t sfu_section_bytes(const struct sfu_section *sec);
 int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
-		      unsigned long vaddr);
+		      unsigned long vaddr, unsigned int flags);
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,
-			    size_t len, unsigned long vaddr, bool user);
+			    size_t len, unsigned long vaddr, unsigned int flags);
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
 void sfu_mm_exit(struct mm_struct *mm);

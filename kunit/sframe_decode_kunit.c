@@ -584,6 +584,96 @@ static void sfu_test_long_function(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/*
+ * The rule table answers as the section does: the same result and rule,
+ * function start and size included, at every address from below the
+ * first function to past the last, for @sec read both ways.
+ */
+static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
+			    u8 abi, u64 step)
+{
+	char want[SFU_RULE_STR_MAX], got[SFU_RULE_STR_MAX];
+	struct sfu_section plain, tabled;
+	struct sfu_rule a, b;
+	u32 bad = 0;
+	int ra, rb;
+	u64 pc;
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&plain, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_init(&tabled, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
+	KUNIT_EXPECT_GT(test, sfu_table_bytes(&tabled), 0);
+	for (pc = plain.text_lo - step; pc < plain.text_hi + step; pc += step) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ra = sfu_find_rule(&plain, pc, &a, SFU_MEM_KERNEL);
+		rb = sfu_find_rule(&tabled, pc, &b, SFU_MEM_KERNEL);
+		if (ra != rb) {
+			bad++;
+			continue;
+		}
+		if (ra)
+			continue;
+		sfu_rule_format(&a, abi, want, sizeof(want));
+		sfu_rule_format(&b, abi, got, sizeof(got));
+		bad += strcmp(want, got) || a.flags != b.flags ||
+		       a.fde_start != b.fde_start || a.fde_size != b.fde_size;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	sfu_section_destroy(&plain);
+	sfu_section_destroy(&tabled);
+}
+
+static void sfu_test_table(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	s64 len;
+	u8 *buf = sfu_build(test, c, true, &len);
+
+	sfu_check_table(test, buf, len, c->abi, 1);
+	buf = sfu_build(test, c, false, &len);
+	sfu_check_table(test, buf, len, c->abi, 1);
+}
+
+/* A long function's rows, through the table, at every 7th address. */
+static void sfu_test_table_long(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	u32 rows = SFU_MAX_FDE_FRES;
+	s64 len;
+	u8 *buf;
+
+	len = sfu_test_long_section(c->version, c->abi, rows, 1,
+				    SFU_TEST_LONG_TEXT, NULL, 0, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, len, 0);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, sfu_test_long_section(c->version, c->abi, rows, 1,
+						    SFU_TEST_LONG_TEXT, buf,
+						    len, SFU_TEST_VADDR), len);
+	sfu_check_table(test, buf, len, c->abi, 7);
+}
+
+/* A corrupt row, or a section in user memory, gets no table. */
+static void sfu_test_table_refused(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf = sfu_build(test, c, true, &len);
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	sec.mem = SFU_MEM_USER;
+	KUNIT_EXPECT_EQ(test, sfu_table_build(&sec), -EOPNOTSUPP);
+	KUNIT_EXPECT_TRUE(test, !sec.table);
+	sec.mem = SFU_MEM_KERNEL;
+	/* Every FRE data byte 0xff: reserved bits, bad sizes, bad order. */
+	memset(buf + sec.elems[0].fre_off, 0xff, sec.elems[0].fre_len);
+	KUNIT_EXPECT_NE(test, sfu_table_build(&sec), 0);
+	KUNIT_EXPECT_TRUE(test, !sec.table);
+	sfu_section_destroy(&sec);
+}
+
 static const struct sfu_case sfu_long_cases[] = {
 	{ 1, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v1-amd64" },
 	{ 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v2-amd64" },
@@ -654,6 +744,9 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_s390x_bad_reg),
 	KUNIT_CASE_PARAM(sfu_test_long_function, sfu_long_gen_params),
 	KUNIT_CASE(sfu_test_empty_fde_offset),
+	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	{}
 };
 

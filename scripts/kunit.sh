@@ -70,6 +70,7 @@ sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kunit/sframe_registry_kunit.o kunit/sframe_unwind_kunit.o \
 	kunit/sframe_test_sections.o kernel/sframe_decode.o \
 	kernel/sframe_rule.o kernel/sframe_lookup.o kernel/sframe_rows.o \
+	kernel/sframe_table.o \
 	kernel/sframe_print.o \
 	kernel/sframe_encode.o kernel/registry.o kernel/params.o \
 	kernel/elf.o kernel/filecache.o kernel/scan.o kernel/trace.o \

@@ -82,6 +82,25 @@ struct sfu_ent {
 	u32 rows;		/* section offset of its FRE data, a hint */
 };
 
+/* A function of a rule table (sframe_table.c), by sorted position. */
+struct sfu_table_fn {
+	u32 start;		/* function start - text_lo */
+	u32 size;
+	u32 first;		/* its first row in the table */
+	u16 nr;			/* its rows */
+	u16 rep;		/* PCMASK repeat size; 0: PCINC */
+};
+
+/* A section's rows decoded once, for sections that do not change. */
+struct sfu_table {
+	struct sfu_table_fn *fns;	/* one per FDE */
+	u32 *row_start;		/* each row's start offset in its function */
+	u16 *row_rule;		/* each row's rule, in @rules */
+	u32 nr_rows;
+	struct sfu_rule *rules;	/* distinct, without fde_start and size */
+	u32 nr_rules;
+};
+
 /* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */
 struct sfu_row_mark {
 	u32 start;		/* the row's start offset */
@@ -115,6 +134,7 @@ struct sfu_section {
 	u32 nr_runs;
 	u32 nr_marks;
 	struct sfu_row_mark *marks;
+	struct sfu_table *table;	/* NULL: rows are read and decoded */
 	struct sfu_diag diag;
 };
 
@@ -243,6 +263,10 @@ int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 			 struct sfu_rule *rule, enum sfu_mem mode,
 			 u32 *budget);
+
+int sfu_table_build(struct sfu_section *sec);
+void sfu_table_destroy(struct sfu_section *sec);
+size_t sfu_table_bytes(const struct sfu_section *sec);
 
 const char *sfu_strerror(int err);
 int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,

@@ -161,6 +161,7 @@ cc=${cross}gcc
 cflags="-O2 -static -Wall -Werror -I$ksft"
 decoder_srcs="$root/kernel/sframe_decode.c $root/kernel/sframe_rule.c
 	$root/kernel/sframe_lookup.c $root/kernel/sframe_rows.c
+	$root/kernel/sframe_table.c
 	$root/kernel/sframe_print.c
 	$root/kernel/sframe_encode.c"
 
@@ -543,6 +544,7 @@ build_perf_tests() {
 	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
 	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
 	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_rows.c" \
+	"$root/kernel/sframe_table.c" \
 	"$root/kernel/sframe_print.c" \
 	"$root/kernel/sframe_encode.c"
 build_registry_tests

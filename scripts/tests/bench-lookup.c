@@ -3,7 +3,11 @@
  * Lookup micro-benchmark: a synthetic sorted section of N identical
  * 64-byte functions, and PC lookups at pseudo-random addresses inside it.
  *
- *   bench-lookup NR_FDES NR_LOOKUPS
+ *   bench-lookup NR_FDES NR_LOOKUPS [table]
+ *
+ * With "table", the section gets a rule table (sframe_table.c), as the
+ * module gives the sections of files and sidecars; without, lookups read
+ * and decode the section, as for a JIT's.
  *
  * Prints "fdes=N lookups=M bytes=B index_bytes=I ns_per_lookup=X": the
  * section's size, what its lookup indexes take, and the CPU time of the
@@ -16,6 +20,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../../include/sframe/decode.h"
@@ -60,7 +65,7 @@ static size_t index_bytes(const struct sfu_section *sec)
 		n += (size_t)sec->nr_fdes * sizeof(*sec->ents);
 	if (sec->keys)
 		n += (size_t)sec->nr_fdes * sizeof(*sec->keys);
-	return n;
+	return n + sfu_table_bytes(sec);
 }
 
 static double now_ns(void)
@@ -80,7 +85,7 @@ int main(int argc, char **argv)
 	s64 len;
 	u8 *buf;
 
-	if (argc != 3)
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "table")))
 		return 2;
 	nr_fdes = strtoul(argv[1], NULL, 0);
 	nr = strtoul(argv[2], NULL, 0);
@@ -96,6 +101,10 @@ int main(int argc, char **argv)
 	if (sfu_section_init(&sec, (unsigned long)buf, len, 0,
 			     SFU_MEM_KERNEL, SFU_ABI_ANY)) {
 		fprintf(stderr, "bench-lookup: bad synthetic section\n");
+		return 1;
+	}
+	if (argc == 4 && sfu_table_build(&sec)) {
+		fprintf(stderr, "bench-lookup: no rule table\n");
 		return 1;
 	}
 	for (i = 0; i < nr; i++)

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rule table: a section's rows decoded once, for lookups that read
+ * nothing but kernel memory.
+ *
+ * A lookup through the section itself reads and checks the descriptor,
+ * reads the function's rows and decodes them up to the PC, and turns the
+ * row into a rule: some hundreds of instructions and two reads of user
+ * memory per frame, where a frame-pointer step is two loads.  For sections
+ * that do not change once registered (those of files and sidecars, read
+ * from a kernel copy), the table does that work at set-up, in the spirit
+ * of ORC's tables:
+ *
+ *  - a function per FDE, in the order of the lookup entries: its start
+ *    and size, its first row and number of rows, its repeat size (PCMASK);
+ *  - every row of every function: its start offset and the number of its
+ *    rule;
+ *  - the distinct rules, each stored once.
+ *
+ * A lookup is then the block slot, a binary search of the functions of
+ * one block, a binary search of one function's rows and a copy of the
+ * rule.  Its answers are the section's own: the table is built with the
+ * same decoder, and a section it cannot describe exactly (a corrupt row,
+ * too many distinct rules) gets no table and is read as before.  Sections
+ * in user memory that may change (JIT) never get one.
+ */
+#include "sframe_internal.h"
+
+/* Distinct rules a table may hold: rule numbers are 16 bits. */
+#define SFU_TABLE_MAX_RULES	0xffff
+/* Rows a table may hold (shared rows count once per function). */
+#define SFU_TABLE_MAX_ROWS	BIT(24)
+/* Buckets of the rule hash while building: a power of two. */
+#define SFU_TABLE_HASH_MIN	64
+
+/* The rule hash of a table being built: open addressing, rule numbers. */
+struct sfu_table_build {
+	struct sfu_table *t;
+	u32 *hash;		/* rule number + 1, 0: empty */
+	u32 hash_size;
+	u32 max_rules;		/* room in t->rules */
+};
+
+/* FNV-1a over the rule's bytes (rules are zeroed before they are made). */
+static u32 sfu_rule_hash(const struct sfu_rule *rule)
+{
+	const u8 *p = (const u8 *)rule;
+	u32 h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(*rule); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int sfu_table_grow_rules(struct sfu_table_build *b)
+{
+	u32 n = b->max_rules * 2, i, *hash;
+	struct sfu_rule *rules;
+
+	if (n > SFU_TABLE_MAX_RULES + 1)
+		n = SFU_TABLE_MAX_RULES + 1;
+	rules = sfu_alloc_array(n, sizeof(*rules));
+	hash = sfu_alloc_array(2 * n, sizeof(*hash));
+	if (!rules || !hash) {
+		sfu_free(rules);
+		sfu_free(hash);
+		return -ENOMEM;
+	}
+	if (b->t->nr_rules)
+		memcpy(rules, b->t->rules, b->t->nr_rules * sizeof(*rules));
+	memset(hash, 0, 2 * n * sizeof(*hash));
+	sfu_free(b->t->rules);
+	sfu_free(b->hash);
+	b->t->rules = rules;
+	b->hash = hash;
+	b->hash_size = 2 * n;
+	b->max_rules = n;
+	for (i = 0; i < b->t->nr_rules; i++) {
+		u32 h = sfu_rule_hash(&rules[i]) & (b->hash_size - 1);
+
+		while (b->hash[h])
+			h = (h + 1) & (b->hash_size - 1);
+		b->hash[h] = i + 1;
+	}
+	return 0;
+}
+
+/* The number of @rule in the table, added if new; -E2BIG if full. */
+static int sfu_table_rule_id(struct sfu_table_build *b,
+			     const struct sfu_rule *rule, u16 *id)
+{
+	u32 h, n;
+	int ret;
+
+	if (b->t->nr_rules == b->max_rules) {
+		if (b->max_rules > SFU_TABLE_MAX_RULES)
+			return -E2BIG;
+		ret = sfu_table_grow_rules(b);
+		if (ret)
+			return ret;
+	}
+	h = sfu_rule_hash(rule) & (b->hash_size - 1);
+	while ((n = b->hash[h])) {
+		if (!memcmp(&b->t->rules[n - 1], rule, sizeof(*rule))) {
+			*id = n - 1;
+			return 0;
+		}
+		h = (h + 1) & (b->hash_size - 1);
+	}
+	n = b->t->nr_rules++;
+	b->t->rules[n] = *rule;
+	b->hash[h] = n + 1;
+	*id = n;
+	return 0;
+}
+
+/* A rule as the table keeps it: without what is the function's own. */
+static void sfu_table_strip(struct sfu_rule *rule)
+{
+	rule->fde_start = 0;
+	rule->fde_size = 0;
+}
+
+/* Append the row at @start with @rule to the table. */
+static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
+			     struct sfu_rule *rule, u32 *room)
+{
+	struct sfu_table *t = b->t;
+	u16 id;
+	int ret;
+
+	if (t->nr_rows == *room)
+		return -E2BIG;
+	sfu_table_strip(rule);
+	ret = sfu_table_rule_id(b, rule, &id);
+	if (ret)
+		return ret;
+	t->row_start[t->nr_rows] = start;
+	t->row_rule[t->nr_rows] = id;
+	t->nr_rows++;
+	return 0;
+}
+
+/* The rows of @fde, decoded and appended. */
+static int sfu_table_add_rows(struct sfu_section *sec,
+			      struct sfu_table_build *b,
+			      const struct sfu_fde *fde, u32 *room)
+{
+	struct sfu_fre_iter it;
+	struct sfu_rule rule;
+	struct sfu_fre fre;
+	int ret;
+
+	if (!fde->num_fres) {
+		ret = sfu_fde_empty_rule(fde, &rule);
+		if (ret == -ENOENT)
+			return 0;
+		return ret ?: sfu_table_add_row(b, 0, &rule, room);
+	}
+	sfu_fre_iter_init(fde, &it);
+	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, SFU_MEM_KERNEL))) {
+		ret = sfu_fre_rule(sec, fde, &fre, &rule);
+		if (!ret)
+			ret = sfu_table_add_row(b, fre.start, &rule, room);
+		if (ret)
+			return ret;
+	}
+	return ret == -ENOENT ? 0 : ret;
+}
+
+/* The function at sorted position @pos and its rows. */
+static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
+			    u32 pos, u32 *room)
+{
+	struct sfu_table_fn *fn = &b->t->fns[pos];
+	const struct sfu_elem *e;
+	struct sfu_fde fde;
+	u32 id = sec->keys ? sec->keys[pos].id : pos;
+	int ret;
+
+	e = sfu_elem_of(sec, id);
+	ret = sfu_read_fde(sec, e, id - e->first_id, &fde, SFU_MEM_KERNEL);
+	if (ret)
+		return ret;
+	fn->start = (u32)(fde.start - sec->text_lo);
+	fn->size = fde.size;
+	fn->rep = fde.pc_type == SFRAME_FDE_TYPE_PCMASK ? fde.rep_size : 0;
+	fn->first = b->t->nr_rows;
+	ret = sfu_table_add_rows(sec, b, &fde, room);
+	fn->nr = b->t->nr_rows - fn->first;
+	return ret;
+}
+
+/* How many rows the table will hold: every function's, at most. */
+static u32 sfu_table_room(struct sfu_section *sec)
+{
+	u64 rows = 0;
+	u32 i;
+
+	for (i = 0; i < sec->nr_elems; i++)
+		rows += sec->elems[i].num_fres;
+	/* Functions without rows may still have a rule (V3): one each. */
+	rows += sec->nr_fdes;
+	return rows > SFU_TABLE_MAX_ROWS ? SFU_TABLE_MAX_ROWS : (u32)rows;
+}
+
+static int sfu_table_alloc(struct sfu_table *t, u32 nr_fns, u32 room,
+			   struct sfu_table_build *b)
+{
+	t->fns = sfu_alloc_array(nr_fns, sizeof(*t->fns));
+	t->row_start = sfu_alloc_array(room, sizeof(*t->row_start));
+	t->row_rule = sfu_alloc_array(room, sizeof(*t->row_rule));
+	if (!t->fns || !t->row_start || !t->row_rule)
+		return -ENOMEM;
+	b->t = t;
+	b->max_rules = SFU_TABLE_HASH_MIN / 2;
+	return sfu_table_grow_rules(b);
+}
+
+static void sfu_table_free(struct sfu_table *t)
+{
+	sfu_free(t->fns);
+	sfu_free(t->row_start);
+	sfu_free(t->row_rule);
+	sfu_free(t->rules);
+	memset(t, 0, sizeof(*t));
+}
+
+/**
+ * sfu_table_build() - decode every row of a section into a rule table
+ * @sec: a section set up with sfu_section_init() in kernel memory, with
+ *	lookup entries, that will not change
+ *
+ * Rows of functions that share them are decoded once per function.  A
+ * section the table cannot describe as the decoder reads it (a corrupt
+ * row or descriptor, more rows or distinct rules than a table holds) is
+ * left without one.
+ *
+ * Return: 0 with @sec->table set, -ENOMEM, or the reason there is none
+ * (-EBADMSG with @sec->diag set, -E2BIG, -EOPNOTSUPP for a section that
+ * must be read where it lives).
+ */
+int sfu_table_build(struct sfu_section *sec)
+{
+	struct sfu_table_build b = { };
+	struct sfu_table *t;
+	u32 pos, room;
+	int ret;
+
+	if (sec->mem != SFU_MEM_KERNEL || !sec->ents || !sec->nr_fdes)
+		return -EOPNOTSUPP;
+	t = sfu_alloc_array(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	memset(t, 0, sizeof(*t));
+	room = sfu_table_room(sec);
+	ret = sfu_table_alloc(t, sec->nr_fdes, room, &b);
+	for (pos = 0; !ret && pos < sec->nr_fdes; pos++) {
+		ret = sfu_table_add_fn(sec, &b, pos, &room);
+		if (!(pos % SFU_TABLE_HASH_MIN))
+			sfu_cond_resched();
+	}
+	sfu_free(b.hash);
+	if (ret) {
+		sfu_table_free(t);
+		sfu_free(t);
+		return ret;
+	}
+	sec->table = t;
+	return 0;
+}
+
+/**
+ * sfu_table_destroy() - free a section's rule table, if it has one
+ * @sec: the section
+ */
+void sfu_table_destroy(struct sfu_section *sec)
+{
+	if (!sec->table)
+		return;
+	sfu_table_free(sec->table);
+	sfu_free(sec->table);
+	sec->table = NULL;
+}
+
+/**
+ * sfu_table_bytes() - memory a section's rule table holds
+ * @sec: the section
+ *
+ * Return: bytes (0 without a table).
+ */
+size_t sfu_table_bytes(const struct sfu_section *sec)
+{
+	const struct sfu_table *t = sec->table;
+
+	if (!t)
+		return 0;
+	return sizeof(*t) + (size_t)sec->nr_fdes * sizeof(*t->fns) +
+	       (size_t)t->nr_rows * (sizeof(*t->row_start) +
+				     sizeof(*t->row_rule)) +
+	       (size_t)t->nr_rules * sizeof(*t->rules);
+}
+
+/* Last of the @nr rows at @first whose start is <= @off, or @nr. */
+static u32 sfu_table_row(const struct sfu_table *t, u32 first, u32 nr,
+			 u32 off)
+{
+	u32 lo = 0, hi = nr, mid;
+
+	/* Number of rows whose start is <= off. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->row_start[first + mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : nr;
+}
+
+/**
+ * sfu_table_rule() - the rule at a PC, from the table alone
+ * @sec: a section with a table
+ * @pos: the sorted position of the last function starting at or before
+ *	@pc (the lookup entries' answer)
+ * @pc: the address, at or above the section's lowest start
+ * @rule: where the rule goes
+ *
+ * Return: 0 or -ENOENT, as sfu_find_rule() would for @pc.
+ */
+int sfu_table_rule(const struct sfu_section *sec, u32 pos, u64 pc,
+		   struct sfu_rule *rule)
+{
+	const struct sfu_table *t = sec->table;
+	const struct sfu_table_fn *fn = &t->fns[pos];
+	u64 off = pc - sec->text_lo - fn->start;
+	u32 row;
+
+	if (pc < sec->text_lo + fn->start || off >= fn->size)
+		return -ENOENT;
+	if (fn->rep)
+		off %= fn->rep;
+	row = sfu_table_row(t, fn->first, fn->nr, (u32)off);
+	if (row == fn->nr)
+		return -ENOENT;
+	*rule = t->rules[t->row_rule[fn->first + row]];
+	rule->fde_start = sec->text_lo + fn->start;
+	rule->fde_size = fn->size;
+	return 0;
+}
