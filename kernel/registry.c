@@ -76,6 +76,11 @@ void sfu_stat_inc(enum sfu_stat stat)
 	this_cpu_inc(sfu_stats[stat]);
 }
 
+void sfu_stat_add(enum sfu_stat stat, u64 n)
+{
+	this_cpu_add(sfu_stats[stat], n);
+}
+
 u64 sfu_stat_read(enum sfu_stat stat)
 {
 	u64 sum = 0;

@@ -91,6 +91,7 @@ struct sfu_walk {
 	 * hold throughout); faulting walks hold a reference for one frame.
 	 */
 	struct sfu_region *region;
+	unsigned int region_reused;	/* frames that reused it: counted */
 	struct sfu_unwind_result *res;
 };
 
@@ -256,12 +257,10 @@ static struct sfu_region *sfu_walk_region(struct sfu_walk *w,
 	struct sfu_region *r = w->region;
 
 	if (w->st.mode == SFU_MEM_USER_NOFAULT) {
-		if (r && pc >= r->start && pc < r->end) {
-			sfu_stat_inc(SFU_STAT_LOOKUPS);
-			sfu_stat_inc(SFU_STAT_LOOKUP_HITS);
-		} else {
+		if (r && pc >= r->start && pc < r->end)
+			w->region_reused++;
+		else
 			r = sfu_region_find(current->mm, pc);
-		}
 		w->region = r;
 		return r;
 	}
@@ -357,6 +356,11 @@ static bool sfu_walk_begin(struct sfu_walk *w)
 
 static void sfu_walk_end(struct sfu_walk *w)
 {
+	/* Reused regions count as lookups that hit, once per walk. */
+	if (w->region_reused) {
+		sfu_stat_add(SFU_STAT_LOOKUPS, w->region_reused);
+		sfu_stat_add(SFU_STAT_LOOKUP_HITS, w->region_reused);
+	}
 	sfu_walk_drop_region(w);
 	if (w->st.mode != SFU_MEM_USER_NOFAULT)
 		return;
