@@ -246,7 +246,10 @@ static void sfu_test_truncate(struct kunit *test)
 	}
 }
 
-/* Any single corrupted byte: an error or a rule, never a bad read. */
+/*
+ * Any single corrupted byte: an error or a rule, never a bad read, also
+ * when the rows are decoded into a rule table.
+ */
 static void sfu_test_mutate(struct kunit *test)
 {
 	static const u8 vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
@@ -264,6 +267,8 @@ static void sfu_test_mutate(struct kunit *test)
 			if (sfu_init(&sec, buf, len))
 				continue;
 			sfu_section_validate(&sec, SFU_MEM_KERNEL);
+			/* Decoding every row must be as safe as a lookup. */
+			sfu_table_build(&sec);
 			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++)
 				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
 					      SFU_MEM_KERNEL);

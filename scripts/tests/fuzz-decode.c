@@ -33,6 +33,37 @@ static void fuzz_lookups(struct sfu_section *sec, const uint8_t *data,
 	sfu_find_rule(sec, sec->text_lo - 1, &rule, SFU_MEM_KERNEL);
 }
 
+/* A rule table, where one can be built, answers as the section does. */
+static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
+		       size_t size, u64 vaddr, u8 abi)
+{
+	struct sfu_section t;
+	struct sfu_rule a, b;
+	u64 span = sec->text_hi - sec->text_lo, pc;
+	unsigned int i;
+	int ra, rb;
+
+	if (sfu_section_init(&t, (unsigned long)data, size, vaddr,
+			     SFU_MEM_KERNEL, abi))
+		__builtin_trap();	/* it was accepted a moment ago */
+	if (sfu_table_build(&t)) {
+		sfu_section_destroy(&t);
+		return;
+	}
+	for (i = 0; i <= FUZZ_PROBES; i++) {
+		pc = sec->text_lo + (span ? (span * i) / FUZZ_PROBES : 0);
+		if (i < size)
+			pc += data[i];
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ra = sfu_find_rule(sec, pc, &a, SFU_MEM_KERNEL);
+		rb = sfu_find_rule(&t, pc, &b, SFU_MEM_KERNEL);
+		if (ra != rb || (!ra && memcmp(&a, &b, sizeof(a))))
+			__builtin_trap();
+	}
+	sfu_section_destroy(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sfu_section sec;
@@ -53,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	sfu_section_validate(&sec, SFU_MEM_KERNEL);
 	fuzz_lookups(&sec, data, size);
+	fuzz_table(&sec, data, size, vaddr, abi);
 	sfu_section_destroy(&sec);
 	return 0;
 }
