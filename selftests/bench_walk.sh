@@ -37,7 +37,8 @@
 #             against the frame-pointer runs, and of --call-graph dwarf
 #             (its default 8192-byte stack copies, same program and
 #             options) against the SFrame runs.
-# memory      the stats file's memory_bytes before and after
+# memory      the stats file's memory_bytes (and file_cache_bytes: the
+#             index and rule table of each file, shared) before and after
 #             BENCH_MEM_PROCS (16) processes with SFrame start and stay,
 #             and after one process dlopen()s BENCH_MEM_LIBS (8) copies of
 #             a library with SFrame: bytes per process and per library.
@@ -287,9 +288,10 @@ sections_of() {
 }
 
 memory() {
-	local i pids m0 m1 m2 m3 m4 libs p0
+	local i pids m0 m1 m2 m3 m4 f0 f1 f3 f4 libs p0
 
 	m0=$(stat_of memory_bytes)
+	f0=$(stat_of file_cache_bytes)
 	pids=""
 	i=0
 	while [ "$i" -lt "$nproc" ]; do
@@ -298,6 +300,7 @@ memory() {
 		i=$((i + 1))
 	done
 	m1=$(stat_of memory_bytes)
+	f1=$(stat_of file_cache_bytes)
 	echo "# memory: $nproc processes of walk_sframe (no libraries), the last:"
 	sections_of "$pid"
 	for p0 in $pids; do
@@ -316,9 +319,11 @@ memory() {
 	start "$res/hold.p" hold || return 1
 	p0=$pid
 	m3=$(stat_of memory_bytes)
+	f3=$(stat_of file_cache_bytes)
 	# shellcheck disable=SC2086  # the libraries, one argument each
 	start "$res/hold.l" hold $libs || return 1
 	m4=$(stat_of memory_bytes)
+	f4=$(stat_of file_cache_bytes)
 	echo "# memory: one process with $nlib copies of ${lib##*/} dlopen()ed:"
 	sections_of "$pid"
 	stop "$pid"
@@ -331,6 +336,11 @@ memory() {
 		$(((m1 - m0) / nproc))
 	printf '# %-36s %10d\n' "per dlopen()ed library" \
 		$(((m4 - m3 - (m3 - m2)) / nlib))
+	echo "# file_cache_bytes: $f0 before, $f1 with $nproc processes; $f3 with one process, $f4 with $nlib libraries"
+	printf '# %-36s %10s\n' "file cache, once per file (file_cache_bytes)" bytes
+	printf '# %-36s %10d\n' "walk_sframe (16 processes share it)" \
+		$((f1 - f0))
+	printf '# %-36s %10d\n' "per library file" $(((f4 - f3) / nlib))
 	rm -f /tmp/sfu_bench_lib*.so
 	if [ "$m1" -le "$m0" ] || [ "$m4" -le "$m3" ]; then
 		echo "# memory_bytes did not grow"
