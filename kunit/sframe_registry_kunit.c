@@ -264,9 +264,11 @@ static void reg_test_section(struct kunit *test)
 	r = reg_new(test, SFU_TEST_F_ROWS, SFU_TEST_F_BIG - SFU_TEST_F_ROWS,
 		    SFRAME_UNWIND_SRC_SIDECAR);
 	KUNIT_ASSERT_EQ(test, sfu_region_init_section(r, buf, len,
-						      SFU_TEST_VADDR, false),
-			0);
+						      SFU_TEST_VADDR,
+						      SFU_SEC_TABLE), 0);
 	KUNIT_EXPECT_GT(test, r->bytes, sizeof(*r));
+	/* A sidecar's section does not change: its rows are a table. */
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, r->sec.table);
 	KUNIT_EXPECT_EQ(test, r->version, SFRAME_VERSION_3);
 	reg_insert(test, r, SFU_OVERLAP_REFUSE, 0);
 	rcu_read_lock();
@@ -281,8 +283,8 @@ static void reg_test_section(struct kunit *test)
 	buf[0] ^= 0xff;
 	r = reg_new(test, 0, 1, SFRAME_UNWIND_SRC_JIT);
 	KUNIT_EXPECT_EQ(test, sfu_region_init_section(r, buf, len,
-						      SFU_TEST_VADDR, false),
-			-ENOEXEC);
+						      SFU_TEST_VADDR,
+						      SFU_SEC_TABLE), -ENOEXEC);
 	sfu_region_put(r);
 }
 

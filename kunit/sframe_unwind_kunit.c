@@ -124,7 +124,7 @@ static int uw_init(struct kunit *test)
 	ctx->r->source = SFRAME_UNWIND_SRC_JIT;
 	KUNIT_ASSERT_EQ(test, sfu_region_init_section(ctx->r, ctx->bytes,
 						      ctx->len, ctx->section,
-						      true), 0);
+						      SFU_SEC_USER), 0);
 	smm = sfu_mm_get(ctx->mm, current);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
 	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, ctx->r, SFU_OVERLAP_REFUSE),
