@@ -377,8 +377,15 @@ while [ "$r" -le "$rounds" ]; do
 	r=$((r + 1))
 done
 load || fail "insmod failed"
+# Not every kernel lets perf copy user stacks for a software event (Debian's
+# arm64 6.12 refuses it: "PMU Hardware doesn't support sampling"): then the
+# dwarf columns are left out, with the reason, rather than the benchmark.
+dwarf_ok=1
 for d in $depths; do
-	dwarf_run "$d" || fail "depth $d, --call-graph dwarf: no recording"
+	dwarf_run "$d" && continue
+	echo "# --call-graph dwarf: no recording at depth $d (perf's message above); no dwarf columns"
+	dwarf_ok=0
+	break
 done
 cleanup
 
@@ -453,17 +460,26 @@ for d in $depths; do
 done
 
 echo "# perf.data bytes per sample: whole file / sample records alone"
+modes="fp sframe dwarf"
+[ "$dwarf_ok" = 1 ] || modes="fp sframe"
 printf '# %-5s %-15s %-15s %-13s %-15s %s\n' depth "frame pointers" \
 	"SFrame" "SFrame/FP" "dwarf" "dwarf/SFrame"
 for d in $depths; do
 	set --
-	for m in fp sframe dwarf; do
+	for m in $modes; do
 		s=$(sum "$res/$m.$d.*.sum" 1)
 		set -- "$@" "$(div "$(sum "$res/$m.$d.*.size" 1)" "$s" %.0f)" \
 			"$(div "$(sum "$res/$m.$d.*.sum" 2)" "$s" %.0f)"
 	done
-	printf '# %-5d %6s / %-6s %6s / %-6s %5s / %-5s %6s / %-6s %s / %s\n' \
-		"$d" "$1" "$2" "$3" "$4" "$(div "$3" "$1")" "$(div "$4" "$2")" \
-		"$5" "$6" "$(div "$5" "$3" %.1f)" "$(div "$6" "$4" %.1f)"
+	if [ "$dwarf_ok" = 1 ]; then
+		printf '# %-5d %6s / %-6s %6s / %-6s %5s / %-5s %6s / %-6s %s / %s\n' \
+			"$d" "$1" "$2" "$3" "$4" "$(div "$3" "$1")" \
+			"$(div "$4" "$2")" "$5" "$6" "$(div "$5" "$3" %.1f)" \
+			"$(div "$6" "$4" %.1f)"
+	else
+		printf '# %-5d %6s / %-6s %6s / %-6s %5s / %-5s (none)\n' \
+			"$d" "$1" "$2" "$3" "$4" "$(div "$3" "$1")" \
+			"$(div "$4" "$2")"
+	fi
 done
 exit 0
