@@ -204,22 +204,6 @@ void sfu_region_put(struct sfu_region *r)
 }
 
 /**
- * sfu_section_bytes() - memory the decoder's index of a section holds
- * @sec: the section
- *
- * Return: bytes.
- */
-size_t sfu_section_bytes(const struct sfu_section *sec)
-{
-	return sec->nr_elems * sizeof(*sec->elems) +
-	       (sec->keys ? sec->nr_fdes * sizeof(*sec->keys) : 0) +
-	       sec->nr_blocks * sizeof(*sec->blocks) +
-	       sfu_table_bytes(sec) +
-	       sec->nr_runs * sizeof(*sec->runs) +
-	       sec->nr_marks * sizeof(*sec->marks);
-}
-
-/**
  * sfu_blob_index() - validate a sidecar's bytes and index them, once
  * @blob: the sidecar, with @blob->data of its own
  *

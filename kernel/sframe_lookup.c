@@ -302,6 +302,28 @@ void sfu_section_destroy(struct sfu_section *sec)
 	sec->nr_elems = 0;
 }
 
+/**
+ * sfu_section_bytes() - memory the decoder's indexes of a section hold
+ * @sec: the section
+ *
+ * Every array sfu_section_init() and sfu_table_build() allocated.
+ *
+ * Return: bytes.
+ */
+size_t sfu_section_bytes(const struct sfu_section *sec)
+{
+	size_t n = (size_t)sec->nr_elems * sizeof(*sec->elems) +
+		   (size_t)sec->nr_blocks * sizeof(*sec->blocks) +
+		   (size_t)sec->nr_runs * sizeof(*sec->runs) +
+		   (size_t)sec->nr_marks * sizeof(*sec->marks);
+
+	if (sec->ents)
+		n += (size_t)sec->nr_fdes * sizeof(*sec->ents);
+	if (sec->keys)
+		n += (size_t)sec->nr_fdes * sizeof(*sec->keys);
+	return n + sfu_table_bytes(sec);
+}
+
 /* Start address of the function at sorted position @pos. */
 static int sfu_pos_start(struct sfu_section *sec, u32 pos, u64 *start,
 			 enum sfu_mem mode)

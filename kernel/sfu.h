@@ -192,7 +192,6 @@ void sfu_region_borrow_section(struct sfu_region *r,
 #define SFU_SEC_USER	0x1	/* read where the process has it mapped */
 #define SFU_SEC_TABLE	0x2	/* will not change: decode into a table */
 
-size_t sfu_section_bytes(const struct sfu_section *sec);
 int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
 		      unsigned long vaddr, unsigned int flags);
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,

@@ -54,20 +54,6 @@ __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 	bench_sink = acc;
 }
 
-/* Bytes of kernel memory the section's lookup indexes take. */
-static size_t index_bytes(const struct sfu_section *sec)
-{
-	size_t n = (size_t)sec->nr_blocks * sizeof(*sec->blocks) +
-		   (size_t)sec->nr_runs * sizeof(*sec->runs) +
-		   (size_t)sec->nr_marks * sizeof(*sec->marks);
-
-	if (sec->ents)
-		n += (size_t)sec->nr_fdes * sizeof(*sec->ents);
-	if (sec->keys)
-		n += (size_t)sec->nr_fdes * sizeof(*sec->keys);
-	return n + sfu_table_bytes(sec);
-}
-
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -114,7 +100,7 @@ int main(int argc, char **argv)
 	bench_lookups(&sec, pcs, nr);
 	t1 = now_ns();
 	printf("fdes=%u lookups=%u bytes=%" PRId64 " index_bytes=%zu ns_per_lookup=%.1f sink=%u\n",
-	       nr_fdes, nr, len, index_bytes(&sec),
+	       nr_fdes, nr, len, sfu_section_bytes(&sec),
 	       (t1 - t0) / nr, bench_sink);
 	sfu_section_destroy(&sec);
 	free(pcs);
