@@ -109,7 +109,7 @@ static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
 	u8 buf[SFU_SCAN_BYTES];
 	u32 per = sizeof(buf) / e->fde_size, i, j, n;
 	const u8 *b;
-	u64 start;
+	u64 start, end;
 	u32 size;
 	int ret;
 
@@ -127,8 +127,15 @@ static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
 			keys[i + j].start = start;
 			keys[i + j].id = e->first_id + i + j;
 			keys[i + j].rows = sfu_fde_rows_hint(e, b);
-			if (start + size > *hi)
-				*hi = start + size;
+			/*
+			 * A function that runs past the top of the address
+			 * space ends there: the highest end must stay above
+			 * every start, or the index's 32-bit offsets from
+			 * the lowest start would wrap.
+			 */
+			end = start + size < start ? U64_MAX : start + size;
+			if (end > *hi)
+				*hi = end;
 		}
 	}
 	return 0;

@@ -113,6 +113,9 @@ typedef int64_t s64;
 #ifndef BIT
 #define BIT(nr) (1UL << (nr))
 #endif
+#ifndef U64_MAX
+#define U64_MAX UINT64_MAX
+#endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
