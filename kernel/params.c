@@ -37,3 +37,7 @@ bool sfu_validate_fres;
 module_param_named(validate_fres, sfu_validate_fres, bool, 0644);
 MODULE_PARM_DESC(validate_fres,
 		 "Check every FRE of a section at registration (default: header and FDE index only)");
+
+module_param_named(rule_cache, sfu_table_hot_enabled, bool, 0644);
+MODULE_PARM_DESC(rule_cache,
+		 "Answer rule-table lookups of recent PCs from their hot entries (default Y)");

@@ -15,8 +15,7 @@ int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
 		     const struct sfu_fre_iter *it, enum sfu_mem mode);
 const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id);
 int sfu_rows_build(struct sfu_section *sec);
-int sfu_table_rule(const struct sfu_section *sec, u32 pos, u64 pc,
-		   struct sfu_rule *rule);
+u32 sfu_search_ents(const struct sfu_section *sec, u32 off, u32 lo, u32 hi);
 void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,
 		   u64 pc_off, struct sfu_fre_iter *it);
 

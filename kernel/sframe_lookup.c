@@ -371,11 +371,10 @@ static bool sfu_spend(u32 *budget, u32 n)
 	return true;
 }
 
-/* Last position in [@lo, @hi] whose entry starts at or before @pc. */
-static u32 sfu_search_ents(const struct sfu_section *sec, u64 pc, u32 lo,
-			   u32 hi)
+/* Last position in [@lo, @hi] whose entry starts at or before @off. */
+u32 sfu_search_ents(const struct sfu_section *sec, u32 off, u32 lo, u32 hi)
 {
-	u32 off = (u32)(pc - sec->text_lo), mid;
+	u32 mid;
 
 	while (lo < hi) {
 		mid = hi - (hi - lo) / 2;
@@ -432,24 +431,21 @@ static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
 	return 0;
 }
 
-/*
- * The rule at @pc from the section's rule table: the block slot, the
- * lookup entries, the function's rows, all in kernel memory.  One unit of
- * @budget.
- */
+/* The rule at @pc from the section's rule table.  One unit of @budget. */
 static int sfu_lookup_table(const struct sfu_section *sec, u64 pc,
 			    struct sfu_rule *rule, u32 *budget)
 {
-	u32 b, pos, hi;
+	const struct sfu_rule *found;
 
 	if (pc < sec->text_lo || pc >= sec->text_hi)
 		return -ENOENT;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
-	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
-	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
-	pos = sfu_search_ents(sec, pc, sec->blocks[b], hi);
-	return sfu_table_rule(sec, pos, pc, rule);
+	found = sfu_table_find(sec, pc);
+	if (!found)
+		return -ENOENT;
+	*rule = *found;
+	return 0;
 }
 
 static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
@@ -466,7 +462,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	pos = sec->blocks[b];
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
 	if (sec->ents) {
-		pos = sfu_search_ents(sec, pc, pos, hi);
+		pos = sfu_search_ents(sec, (u32)(pc - sec->text_lo), pos, hi);
 		ret = sfu_read_rows_ahead(sec, pos, it, mode, budget);
 	} else {
 		ret = sfu_search_section(sec, pc, &pos, hi, mode, budget);

@@ -220,8 +220,6 @@ static void sfu_rule_init(const struct sfu_fde *fde, struct sfu_rule *rule)
 
 	memset(rule, 0, sizeof(*rule));
 	rule->sp_off = ai->sp_off;
-	rule->fde_start = fde->start;
-	rule->fde_size = fde->size;
 	if (fde->elem->version == SFRAME_VERSION_3 &&
 	    SFRAME_V3_FUNC_SIGNAL_P(fde->info))
 		rule->flags |= SFU_RULE_SIGNAL;

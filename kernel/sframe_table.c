@@ -32,6 +32,11 @@
 #define SFU_TABLE_MAX_ROWS	BIT(24)
 /* Buckets of the rule hash while building: a power of two. */
 #define SFU_TABLE_HASH_MIN	64
+/* Hot entries (struct sfu_table): 2^6 to 2^10, about one per row. */
+#define SFU_HOT_MIN_BITS	6
+#define SFU_HOT_MAX_BITS	10
+
+bool sfu_table_hot_enabled = true;
 
 /* The rule hash of a table being built: open addressing, rule numbers. */
 struct sfu_table_build {
@@ -115,16 +120,9 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 	return 0;
 }
 
-/* A rule as the table keeps it: without what is the function's own. */
-static void sfu_table_strip(struct sfu_rule *rule)
-{
-	rule->fde_start = 0;
-	rule->fde_size = 0;
-}
-
 /* Append the row at @start with @rule to the table. */
 static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
-			     struct sfu_rule *rule, u32 *room)
+			     const struct sfu_rule *rule, u32 *room)
 {
 	struct sfu_table *t = b->t;
 	u16 id;
@@ -132,7 +130,6 @@ static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
 
 	if (t->nr_rows == *room)
 		return -E2BIG;
-	sfu_table_strip(rule);
 	ret = sfu_table_rule_id(b, rule, &id);
 	if (ret)
 		return ret;
@@ -205,14 +202,27 @@ static u32 sfu_table_room(struct sfu_section *sec)
 	return rows > SFU_TABLE_MAX_ROWS ? SFU_TABLE_MAX_ROWS : (u32)rows;
 }
 
+/* Hot entries for a table of @rows rows: log2 of their number. */
+static u8 sfu_hot_bits(u32 rows)
+{
+	u8 bits = SFU_HOT_MIN_BITS;
+
+	while (bits < SFU_HOT_MAX_BITS && BIT(bits) < rows)
+		bits++;
+	return bits;
+}
+
 static int sfu_table_alloc(struct sfu_table *t, u32 nr_fns, u32 room,
 			   struct sfu_table_build *b)
 {
 	t->fns = sfu_alloc_array(nr_fns, sizeof(*t->fns));
 	t->row_start = sfu_alloc_array(room, sizeof(*t->row_start));
 	t->row_rule = sfu_alloc_array(room, sizeof(*t->row_rule));
-	if (!t->fns || !t->row_start || !t->row_rule)
+	t->hot_bits = sfu_hot_bits(room);
+	t->hot = sfu_alloc_array(BIT(t->hot_bits), sizeof(*t->hot));
+	if (!t->fns || !t->row_start || !t->row_rule || !t->hot)
 		return -ENOMEM;
+	memset(t->hot, 0, BIT(t->hot_bits) * sizeof(*t->hot));
 	b->t = t;
 	b->max_rules = SFU_TABLE_HASH_MIN / 2;
 	return sfu_table_grow_rules(b);
@@ -224,6 +234,7 @@ static void sfu_table_free(struct sfu_table *t)
 	sfu_free(t->row_start);
 	sfu_free(t->row_rule);
 	sfu_free(t->rules);
+	sfu_free(t->hot);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -299,7 +310,8 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	return sizeof(*t) + (size_t)sec->nr_fdes * sizeof(*t->fns) +
 	       (size_t)t->nr_rows * (sizeof(*t->row_start) +
 				     sizeof(*t->row_rule)) +
-	       (size_t)t->nr_rules * sizeof(*t->rules);
+	       (size_t)t->nr_rules * sizeof(*t->rules) +
+	       BIT(t->hot_bits) * sizeof(*t->hot);
 }
 
 /* Last of the @nr rows at @first whose start is <= @off, or @nr. */
@@ -319,33 +331,63 @@ static u32 sfu_table_row(const struct sfu_table *t, u32 first, u32 nr,
 	return lo ? lo - 1 : nr;
 }
 
-/**
- * sfu_table_rule() - the rule at a PC, from the table alone
- * @sec: a section with a table
- * @pos: the sorted position of the last function starting at or before
- *	@pc (the lookup entries' answer)
- * @pc: the address, at or above the section's lowest start
- * @rule: where the rule goes
- *
- * Return: 0 or -ENOENT, as sfu_find_rule() would for @pc.
+/*
+ * The number of the rule at offset @off from text_lo, given the sorted
+ * position @pos of the last function starting at or before it.
+ * Return: 0 or -ENOENT, as sfu_find_rule() would.
  */
-int sfu_table_rule(const struct sfu_section *sec, u32 pos, u64 pc,
-		   struct sfu_rule *rule)
+static int sfu_table_rule_at(const struct sfu_table *t, u32 pos, u32 off,
+			     u16 *id)
 {
-	const struct sfu_table *t = sec->table;
 	const struct sfu_table_fn *fn = &t->fns[pos];
-	u64 off = pc - sec->text_lo - fn->start;
-	u32 row;
+	u32 in, row;
 
-	if (pc < sec->text_lo + fn->start || off >= fn->size)
+	if (off < fn->start || off - fn->start >= fn->size)
 		return -ENOENT;
+	in = off - fn->start;
 	if (fn->rep)
-		off %= fn->rep;
-	row = sfu_table_row(t, fn->first, fn->nr, (u32)off);
+		in %= fn->rep;
+	row = sfu_table_row(t, fn->first, fn->nr, in);
 	if (row == fn->nr)
 		return -ENOENT;
-	*rule = t->rules[t->row_rule[fn->first + row]];
-	rule->fde_start = sec->text_lo + fn->start;
-	rule->fde_size = fn->size;
+	*id = t->row_rule[fn->first + row];
 	return 0;
+}
+
+/**
+ * sfu_table_find() - the rule at a PC, from a section's rule table
+ * @sec: a section with a rule table (@sec->table)
+ * @pc: the address
+ *
+ * What sfu_find_rule() answers for @pc, from kernel memory alone and
+ * without a copy.  The PCs looked up last are answered from the table's
+ * hot entries: a sampling profiler meets the same return addresses again
+ * and again.  Any context; the entries are read and written whole, so
+ * concurrent lookups at worst replace each other's.
+ *
+ * Return: the rule, valid as long as the table, or NULL where nothing
+ * describes @pc.
+ */
+const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc)
+{
+	const struct sfu_table *t = sec->table;
+	u32 off, b, hi, pos;
+	u64 *slot, hot;
+	u16 id;
+
+	if (pc < sec->text_lo || pc >= sec->text_hi)
+		return NULL;
+	off = (u32)(pc - sec->text_lo);
+	slot = sfu_table_hot_slot(t, off);
+	hot = READ_ONCE(*slot);
+	if ((u32)hot && hot >> 32 == off && sfu_table_hot_enabled)
+		return &t->rules[(u32)hot - 1];
+	b = (u32)((u64)off >> sec->block_shift);
+	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
+	pos = sfu_search_ents(sec, off, sec->blocks[b], hi);
+	if (sfu_table_rule_at(t, pos, off, &id))
+		return NULL;
+	if (sfu_table_hot_enabled)
+		WRITE_ONCE(*slot, (u64)off << 32 | (id + 1U));
+	return &t->rules[id];
 }

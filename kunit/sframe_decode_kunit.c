@@ -590,29 +590,24 @@ static void sfu_test_long_function(struct kunit *test)
 }
 
 /*
- * The rule table answers as the section does: the same result and rule,
- * function start and size included, at every address from below the
- * first function to past the last, for @sec read both ways.
+ * Differences between @plain and @tabled at every @step-th address from
+ * below the first function to past the last: result, rule and flags.
  */
-static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
-			    u8 abi, u64 step)
+static u32 sfu_table_diffs(struct sfu_section *plain,
+			   struct sfu_section *tabled, u8 abi, u64 step)
 {
 	char want[SFU_RULE_STR_MAX], got[SFU_RULE_STR_MAX];
-	struct sfu_section plain, tabled;
 	struct sfu_rule a, b;
 	u32 bad = 0;
 	int ra, rb;
 	u64 pc;
 
-	KUNIT_ASSERT_EQ(test, sfu_init(&plain, buf, len), 0);
-	KUNIT_ASSERT_EQ(test, sfu_init(&tabled, buf, len), 0);
-	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
-	KUNIT_EXPECT_GT(test, sfu_table_bytes(&tabled), 0);
-	for (pc = plain.text_lo - step; pc < plain.text_hi + step; pc += step) {
+	for (pc = plain->text_lo - step; pc < plain->text_hi + step;
+	     pc += step) {
 		memset(&a, 0, sizeof(a));
 		memset(&b, 0, sizeof(b));
-		ra = sfu_find_rule(&plain, pc, &a, SFU_MEM_KERNEL);
-		rb = sfu_find_rule(&tabled, pc, &b, SFU_MEM_KERNEL);
+		ra = sfu_find_rule(plain, pc, &a, SFU_MEM_KERNEL);
+		rb = sfu_find_rule(tabled, pc, &b, SFU_MEM_KERNEL);
 		if (ra != rb) {
 			bad++;
 			continue;
@@ -621,12 +616,83 @@ static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
 			continue;
 		sfu_rule_format(&a, abi, want, sizeof(want));
 		sfu_rule_format(&b, abi, got, sizeof(got));
-		bad += strcmp(want, got) || a.flags != b.flags ||
-		       a.fde_start != b.fde_start || a.fde_size != b.fde_size;
+		bad += strcmp(want, got) || memcmp(&a, &b, sizeof(a));
 	}
-	KUNIT_EXPECT_EQ(test, bad, 0);
+	return bad;
+}
+
+/* Hot entries of @sec's table in use. */
+static u32 sfu_table_hot_used(const struct sfu_section *sec)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < BIT(sec->table->hot_bits); i++)
+		n += !!sec->table->hot[i];
+	return n;
+}
+
+/*
+ * The rule table answers as the section does, for @sec read both ways:
+ * with its hot entries cold, then warm (the same PCs again: answers from
+ * the entries, many PCs sharing one), then without them.
+ */
+static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
+			    u8 abi, u64 step)
+{
+	struct sfu_section plain, tabled;
+	bool hot = sfu_table_hot_enabled;
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&plain, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_init(&tabled, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
+	KUNIT_EXPECT_GT(test, sfu_table_bytes(&tabled), 0);
+	sfu_table_hot_enabled = true;
+	KUNIT_EXPECT_EQ(test, sfu_table_hot_used(&tabled), 0);
+	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
+	KUNIT_EXPECT_GT(test, sfu_table_hot_used(&tabled), 0);
+	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
+	sfu_table_hot_enabled = false;
+	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
+	sfu_table_hot_enabled = hot;
 	sfu_section_destroy(&plain);
 	sfu_section_destroy(&tabled);
+}
+
+/* A PC looked up again is answered by its hot entry: the same rule. */
+static void sfu_test_table_hot(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	const struct sfu_rule *first, *again;
+	struct sfu_section sec;
+	bool hot = sfu_table_hot_enabled;
+	s64 len;
+	u8 *buf = sfu_build(test, c, true, &len);
+	u32 slot;
+
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
+	sfu_table_hot_enabled = true;
+	first = sfu_table_find(&sec, sec.text_lo);
+	KUNIT_ASSERT_NOT_NULL(test, first);
+	KUNIT_ASSERT_EQ(test, sfu_table_hot_used(&sec), 1);
+	for (slot = 0; !sec.table->hot[slot]; slot++)
+		;
+	KUNIT_EXPECT_EQ(test, sec.table->hot[slot] >> 32, 0);
+	KUNIT_EXPECT_EQ(test, (u32)sec.table->hot[slot],
+			(u32)(first - sec.table->rules) + 1);
+	/* Answered from the entry: a function cut short does not show... */
+	sec.table->fns[0].size = 0;
+	again = sfu_table_find(&sec, sec.text_lo);
+	KUNIT_EXPECT_TRUE(test, again == first);
+	/* ...until the entries are off. */
+	sfu_table_hot_enabled = false;
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find(&sec, sec.text_lo));
+	sfu_table_hot_enabled = true;
+	/* Past the text nothing is looked up, nor kept. */
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find(&sec, sec.text_hi));
+	KUNIT_EXPECT_EQ(test, sfu_table_hot_used(&sec), 1);
+	sfu_table_hot_enabled = hot;
+	sfu_section_destroy(&sec);
 }
 
 static void sfu_test_table(struct kunit *test)
@@ -751,6 +817,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_empty_fde_offset),
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_hot, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	{}
 };

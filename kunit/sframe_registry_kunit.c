@@ -277,7 +277,7 @@ static void reg_test_section(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sfu_find_rule(&found->sec, SFU_TEST_F_ROWS,
 					    &rule, SFU_MEM_KERNEL), 0);
 	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, rule.fde_start, SFU_TEST_F_ROWS);
+	KUNIT_EXPECT_EQ(test, rule.cfa.kind, SFU_LOC_REG);
 
 	/* A corrupt copy is refused and leaves nothing behind. */
 	buf[0] ^= 0xff;

@@ -97,8 +97,15 @@ struct sfu_table {
 	u32 *row_start;		/* each row's start offset in its function */
 	u16 *row_rule;		/* each row's rule, in @rules */
 	u32 nr_rows;
-	struct sfu_rule *rules;	/* distinct, without fde_start and size */
+	struct sfu_rule *rules;	/* distinct */
 	u32 nr_rules;
+	/*
+	 * Rules of the PCs looked up last, direct-mapped by a hash of the
+	 * PC's offset from text_lo: (offset << 32) | (rule number + 1), 0
+	 * for none; read and written whole, from any context.
+	 */
+	u64 *hot;
+	u8 hot_bits;
 };
 
 /* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */
@@ -216,8 +223,6 @@ struct sfu_rule {
 	struct sfu_loc fp;
 	s32 sp_off;		/* caller SP = CFA + sp_off */
 	u32 flags;
-	u64 fde_start;
-	u32 fde_size;
 };
 
 /* Per-ABI facts the rules are written in. */
@@ -268,6 +273,45 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
+const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc);
+
+/* Whether table lookups keep their answers in sfu_table.hot. */
+extern bool sfu_table_hot_enabled;
+
+/* Fibonacci hashing of a PC offset: 2^32 divided by the golden ratio. */
+#define SFU_HOT_MUL		0x9e3779b1u
+
+/* The hot entry of @t for the PC at @off from text_lo. */
+static inline u64 *sfu_table_hot_slot(const struct sfu_table *t, u32 off)
+{
+	return &t->hot[(u32)(off * SFU_HOT_MUL) >> (32 - t->hot_bits)];
+}
+
+/**
+ * sfu_table_find_hot() - sfu_table_find(), its hot entries read inline
+ * @sec: a section with a rule table
+ * @pc: the address
+ *
+ * For callers that look up one PC after another (a stack walk): a PC
+ * answered from its hot entry costs no call.
+ *
+ * Return: as sfu_table_find().
+ */
+static inline const struct sfu_rule *
+sfu_table_find_hot(const struct sfu_section *sec, u64 pc)
+{
+	const struct sfu_table *t = sec->table;
+	u32 off = (u32)(pc - sec->text_lo);
+	u64 hot;
+
+	if (likely(pc >= sec->text_lo && pc < sec->text_hi &&
+		   sfu_table_hot_enabled)) {
+		hot = READ_ONCE(*sfu_table_hot_slot(t, off));
+		if ((u32)hot && hot >> 32 == off)
+			return &t->rules[(u32)hot - 1];
+	}
+	return sfu_table_find(sec, pc);
+}
 
 const char *sfu_strerror(int err);
 int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,

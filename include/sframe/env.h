@@ -21,6 +21,7 @@ enum sfu_mem {
 #ifdef __KERNEL__
 
 #include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -118,6 +119,11 @@ typedef int64_t s64;
 #endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+/* Whole loads and stores of a naturally aligned word, as in the kernel. */
+#ifndef READ_ONCE
+#define READ_ONCE(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, val) __atomic_store_n(&(x), (val), __ATOMIC_RELAXED)
 #endif
 
 #define swab16(x) __builtin_bswap16(x)
