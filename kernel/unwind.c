@@ -93,6 +93,7 @@ struct sfu_walk {
 	struct sfu_region *region;
 	unsigned int region_reused;	/* frames that reused it: counted */
 	struct sfu_unwind_result *res;
+	struct sfu_rule scratch;	/* a rule decoded from a section */
 };
 
 /**
@@ -147,7 +148,7 @@ void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
 }
 
 /* The value a location describes, given the frame's CFA, into @val. */
-static bool sfu_loc_value(struct sfu_ustate *st, const struct sfu_loc *l,
+static __always_inline bool sfu_loc_value(struct sfu_ustate *st, const struct sfu_loc *l,
 			  unsigned long cfa, unsigned long same,
 			  unsigned long *val)
 {
@@ -162,7 +163,11 @@ static bool sfu_loc_value(struct sfu_ustate *st, const struct sfu_loc *l,
 		addr = cfa + l->off;
 		break;
 	case SFU_LOC_REG:
-		if (!sfu_arch_reg(st, l->reg, &addr))
+		if (l->reg == SFU_ARCH_SP_REG)
+			addr = st->sp;
+		else if (l->reg == SFU_ARCH_FP_REG)
+			addr = st->fp;
+		else if (!sfu_arch_reg(st, l->reg, &addr))
 			return sfu_stop(st, SFU_STOP_REGISTER);
 		addr += l->off;
 		break;
@@ -274,8 +279,12 @@ static struct sfu_region *sfu_walk_region(struct sfu_walk *w,
 	return r;
 }
 
-/* The rule for the frame's PC.  Return: 0 or the decoder's error. */
-static int sfu_frame_rule(struct sfu_walk *w, struct sfu_rule *rule)
+/*
+ * The rule for the frame's PC, into @rule: from its section's rule table
+ * where it has one (one unit of the budget, as the decoder counts it),
+ * else decoded into @w->scratch.  Return: 0 or the decoder's error.
+ */
+static int sfu_frame_rule(struct sfu_walk *w, const struct sfu_rule **rule)
 {
 	struct sfu_ustate *st = &w->st;
 	unsigned long pc = st->exact ? st->pc : st->pc - 1;
@@ -284,11 +293,20 @@ static int sfu_frame_rule(struct sfu_walk *w, struct sfu_rule *rule)
 
 	if (!r)
 		return -ENOENT;
-	ret = sfu_find_rule_budget(&r->sec, pc, rule, st->mode, &st->budget);
+	if (r->sec.table) {
+		if (!st->budget)
+			return -ERANGE;
+		st->budget--;
+		*rule = sfu_table_find_hot(&r->sec, pc);
+		return *rule ? 0 : -ENOENT;
+	}
+	ret = sfu_find_rule_budget(&r->sec, pc, &w->scratch, st->mode,
+				   &st->budget);
 	if (ret == -EBADMSG) {
 		sfu_region_corrupt(r, st->mode);
 		sfu_walk_drop_region(w);
 	}
+	*rule = &w->scratch;
 	return ret;
 }
 
@@ -309,15 +327,15 @@ static enum sfu_stop sfu_errno_stop(int err)
 static bool sfu_step(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
-	struct sfu_rule rule;
+	const struct sfu_rule *rule;
 	unsigned long ctx;
 	int ret;
 
 	ret = sfu_frame_rule(w, &rule);
 	if (ret && ret != -ENOENT)
 		return sfu_stop(st, sfu_errno_stop(ret));
-	if (!ret && !(rule.flags & SFU_RULE_SIGNAL)) {
-		if (!sfu_apply_rule(st, &rule))
+	if (!ret && !(rule->flags & SFU_RULE_SIGNAL)) {
+		if (!sfu_apply_rule(st, rule))
 			return false;
 		w->res->sframe++;
 		return true;

@@ -16,6 +16,22 @@
 
 struct pt_regs;
 
+/*
+ * DWARF numbers of the stack and frame pointers, which nearly every rule
+ * names: the walker reads them from the frame without a call into the
+ * back end (sfu_arch_reg() answers the same).
+ */
+#if defined(CONFIG_X86_64)
+#define SFU_ARCH_SP_REG		7
+#define SFU_ARCH_FP_REG		6
+#elif defined(CONFIG_ARM64)
+#define SFU_ARCH_SP_REG		31
+#define SFU_ARCH_FP_REG		29
+#elif defined(CONFIG_S390)
+#define SFU_ARCH_SP_REG		15
+#define SFU_ARCH_FP_REG		11
+#endif
+
 /**
  * struct sfu_ustate - the registers of the frame being unwound
  * @pc: its program counter
@@ -52,19 +68,28 @@ static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
 }
 
 /*
- * Read one word of user memory in @st's mode: a single load, where a
- * copy would cost a call and a string move.
+ * Read one word of user memory in @st's mode.  Without faults: inside the
+ * walk's page-fault-free scope (env.h, sfu_nofault_ok()), one inline load
+ * in a user-access window, where __get_user() and a copy are calls (a
+ * return thunk each on kernels built against return-stack attacks).
  */
-static inline int sfu_uread(const struct sfu_ustate *st, unsigned long addr,
-			    unsigned long *val)
+static __always_inline int sfu_uread(const struct sfu_ustate *st,
+				     unsigned long addr, unsigned long *val)
 {
 	unsigned long __user *p = (unsigned long __user *)addr;
 
 	if (st->mode == SFU_MEM_USER)
 		return get_user(*val, p);
-	if (!sfu_nofault_ok(p, sizeof(*p)))
+	if (unlikely(!pagefault_disabled()))
 		return -EFAULT;
-	return __get_user(*val, p);
+	if (!user_access_begin(p, sizeof(*p)))
+		return -EFAULT;
+	unsafe_get_user(*val, p, fault_end_access);
+	user_access_end();
+	return 0;
+fault_end_access:
+	user_access_end();
+	return -EFAULT;
 }
 
 bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
@@ -76,7 +101,15 @@ bool sfu_arch_user_regs_ok(struct pt_regs *regs);
 void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs);
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 dwarf_reg,
 		  unsigned long *val);
+#ifdef CONFIG_ARM64
 unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled);
+#else
+/* Only arm64 signs return addresses: elsewhere they are stored as is. */
+static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
+{
+	return ra;
+}
+#endif
 bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx);
 bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long ctx);
 bool sfu_arch_fallback(struct sfu_ustate *st);

@@ -16,9 +16,9 @@
 
 #include "arch.h"
 
-#define SFU_ARM64_FP		29
+#define SFU_ARM64_FP		SFU_ARCH_FP_REG
 #define SFU_ARM64_LR		30
-#define SFU_ARM64_SP		31
+#define SFU_ARM64_SP		SFU_ARCH_SP_REG
 /* mov x8, #__NR_rt_sigreturn; svc #0 */
 #define SFU_ARM64_MOV_X8	(0xd2800008U | (__NR_rt_sigreturn << 5))
 #define SFU_ARM64_SVC0		0xd4000001U

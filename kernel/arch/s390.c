@@ -19,9 +19,9 @@
 
 #include "arch.h"
 
-#define SFU_S390_FP		11
+#define SFU_S390_FP		SFU_ARCH_FP_REG
 #define SFU_S390_RA		14
-#define SFU_S390_SP		15
+#define SFU_S390_SP		SFU_ARCH_SP_REG
 #define SFU_S390_NR_GPRS	16
 /* svc __NR_rt_sigreturn, svc __NR_sigreturn */
 #define SFU_S390_SVC_RT		(0x0a00 | __NR_rt_sigreturn)
@@ -74,11 +74,6 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 		return false;
 	*val = st->regs->gprs[reg];
 	return true;
-}
-
-unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
-{
-	return ra;
 }
 
 bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)

@@ -16,7 +16,8 @@
 /* DWARF register numbers of the x86-64 psABI. */
 enum {
 	SFU_X86_RAX, SFU_X86_RDX, SFU_X86_RCX, SFU_X86_RBX,
-	SFU_X86_RSI, SFU_X86_RDI, SFU_X86_RBP, SFU_X86_RSP,
+	SFU_X86_RSI, SFU_X86_RDI, SFU_X86_RBP = SFU_ARCH_FP_REG,
+	SFU_X86_RSP = SFU_ARCH_SP_REG,
 	SFU_X86_R8, SFU_X86_R9, SFU_X86_R10, SFU_X86_R11,
 	SFU_X86_R12, SFU_X86_R13, SFU_X86_R14, SFU_X86_R15,
 	SFU_X86_RIP,
@@ -83,10 +84,6 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 	return true;
 }
 
-unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
-{
-	return ra;
-}
 
 /*
  * At __restore_rt the handler has returned: RSP points at the ucontext of
