@@ -595,15 +595,16 @@ int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 		if (ret) {
 			sfu_refuse_file(v.file, "registry", 0, ret);
 		} else {
-			sframe = r->sec.vaddr;
+			sframe = r->sec.table ? 0 : r->sec.vaddr;
 			sframe_len = r->sec.size;
 			r = NULL;	/* the registry's now */
 		}
 	}
 	mmap_read_unlock(mm);
 	/*
-	 * Map the section's pages now, in the mapping task, so that the
-	 * first non-faulting walks (perf samples) find them present.
+	 * Map the pages of a section that walks read where it lives (one
+	 * without a rule table) now, in the mapping task, so that the first
+	 * non-faulting walks (perf samples) find them present.
 	 */
 	if (sframe && mm == current->mm)
 		fault_in_readable((const char __user *)sframe, sframe_len);
