@@ -57,23 +57,39 @@ static void sfu_walk_done(const struct sfu_unwind_result *res)
 	sfu_deferred_request(&sfu_fault_in, &cookie);
 }
 
-static bool sfu_perf_store(void *arg, unsigned long pc)
+/*
+ * Room for user frames in perf's call chain: what perf_callchain_store()
+ * would still take.
+ */
+static u32 sfu_perf_room(const struct perf_callchain_entry_ctx *entry)
 {
-	return !perf_callchain_store(arg, pc);
+	if (entry->contexts_maxed || entry->nr >= entry->max_stack)
+		return 0;
+	return entry->max_stack - entry->nr;
 }
 
-/* Replaces perf_callchain_user() for tasks with SFrame. */
+/*
+ * Replaces perf_callchain_user() for tasks with SFrame.  The frames go
+ * straight into perf's array, as perf_callchain_store() would put them
+ * one by one (both counts advance), so that the walk makes no call per
+ * frame to store them.
+ */
 static void sfu_perf_callchain_user(struct perf_callchain_entry_ctx *entry,
 				    struct pt_regs *regs)
 {
+	struct perf_callchain_entry *chain = entry->entry;
 	struct sfu_unwind_result res;
 
 	/* A sample of a guest on a vCPU thread: no user stack of ours. */
 	if (current->flags & PF_VCPU)
 		return;
-	if (sfu_unwind_user_walk(regs, SFU_MEM_USER_NOFAULT, sfu_perf_store,
-				 entry, &res))
+	static_assert(sizeof(chain->ip[0]) == sizeof(unsigned long));
+	if (sfu_unwind_user(regs, SFU_MEM_USER_NOFAULT,
+			    (unsigned long *)&chain->ip[chain->nr],
+			    sfu_perf_room(entry), &res))
 		return;
+	chain->nr += res.nr;
+	entry->nr += res.nr;
 	sfu_stat_inc(SFU_STAT_PERF_WALKS);
 	sfu_walk_done(&res);
 }

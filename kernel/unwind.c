@@ -18,6 +18,10 @@
  * its region; faulting walks take a reference to each frame's region
  * instead, as they may sleep.  Helpers return true when they stepped, or
  * false with the reason in sfu_ustate.stop.
+ *
+ * The per-frame path (region, rule, its application, the stack reads) is
+ * inlined into the walk loop: a frame whose rule comes from a table's hot
+ * entry makes no call, as a frame-pointer step makes none.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -148,9 +152,10 @@ void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
 }
 
 /* The value a location describes, given the frame's CFA, into @val. */
-static __always_inline bool sfu_loc_value(struct sfu_ustate *st, const struct sfu_loc *l,
-			  unsigned long cfa, unsigned long same,
-			  unsigned long *val)
+static __always_inline bool sfu_loc_value(struct sfu_ustate *st,
+					  const struct sfu_loc *l,
+					  unsigned long cfa, unsigned long same,
+					  unsigned long *val)
 {
 	unsigned long addr;
 
@@ -184,7 +189,8 @@ static __always_inline bool sfu_loc_value(struct sfu_ustate *st, const struct sf
 }
 
 /* Step @st to its caller by @rule. */
-static bool sfu_apply_rule(struct sfu_ustate *st, const struct sfu_rule *rule)
+static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
+					    const struct sfu_rule *rule)
 {
 	unsigned long cfa, ra, fp, sp;
 
@@ -256,8 +262,8 @@ static void sfu_walk_drop_region(struct sfu_walk *w)
 }
 
 /* The region describing @pc, or NULL; see struct sfu_walk. */
-static struct sfu_region *sfu_walk_region(struct sfu_walk *w,
-					  unsigned long pc)
+static __always_inline struct sfu_region *
+sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 {
 	struct sfu_region *r = w->region;
 
@@ -284,7 +290,8 @@ static struct sfu_region *sfu_walk_region(struct sfu_walk *w,
  * where it has one (one unit of the budget, as the decoder counts it),
  * else decoded into @w->scratch.  Return: 0 or the decoder's error.
  */
-static int sfu_frame_rule(struct sfu_walk *w, const struct sfu_rule **rule)
+static __always_inline int sfu_frame_rule(struct sfu_walk *w,
+					  const struct sfu_rule **rule)
 {
 	struct sfu_ustate *st = &w->st;
 	unsigned long pc = st->exact ? st->pc : st->pc - 1;
@@ -324,7 +331,7 @@ static enum sfu_stop sfu_errno_stop(int err)
 }
 
 /* One step: by SFrame, through a signal frame, or by the fallback. */
-static bool sfu_step(struct sfu_walk *w)
+static __always_inline bool sfu_step(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
 	const struct sfu_rule *rule;
@@ -386,27 +393,14 @@ static void sfu_walk_end(struct sfu_walk *w)
 	pagefault_enable();
 }
 
-/**
- * sfu_unwind_user_walk() - walk the current task's user stack, frame by frame
- * @regs: registers the walk starts from; kernel-mode registers (a sample
- *	taken in the kernel) mean the task's user registers at entry
- * @mode: SFU_MEM_USER (task context, may fault and sleep) or
- *	SFU_MEM_USER_NOFAULT (any context)
- * @consume: called with each frame's PC, innermost first; returns false
- *	if it could not take it (its buffer is full), which ends the walk
- * @arg: passed to @consume
- * @res: frame count, why the walk stopped and how frames were stepped
- *
- * At most max_depth frames.  A non-faulting walk runs with page faults
- * disabled and under the RCU read lock; @consume must not sleep then.
- *
- * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
- * for a task without an mm, a kernel thread given no user registers (one
- * that borrows an mm may pass some), or a compat task.
+/*
+ * The walk, inlined into each entry point below so that the store of
+ * sfu_unwind_user() is a direct, inlined call rather than a call through
+ * a pointer per frame.
  */
-int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
-			 sfu_consume_fn consume, void *arg,
-			 struct sfu_unwind_result *res)
+static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
+				    sfu_consume_fn consume, void *arg,
+				    struct sfu_unwind_result *res)
 {
 	struct sfu_walk w = { .st.mode = mode, .res = res };
 	unsigned int max = READ_ONCE(sfu_max_depth);
@@ -444,13 +438,38 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 	return 0;
 }
 
+/**
+ * sfu_unwind_user_walk() - walk the current task's user stack, frame by frame
+ * @regs: registers the walk starts from; kernel-mode registers (a sample
+ *	taken in the kernel) mean the task's user registers at entry
+ * @mode: SFU_MEM_USER (task context, may fault and sleep) or
+ *	SFU_MEM_USER_NOFAULT (any context)
+ * @consume: called with each frame's PC, innermost first; returns false
+ *	if it could not take it (its buffer is full), which ends the walk
+ * @arg: passed to @consume
+ * @res: frame count, why the walk stopped and how frames were stepped
+ *
+ * At most max_depth frames.  A non-faulting walk runs with page faults
+ * disabled and under the RCU read lock; @consume must not sleep then.
+ *
+ * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
+ * for a task without an mm, a kernel thread given no user registers (one
+ * that borrows an mm may pass some), or a compat task.
+ */
+int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
+			 sfu_consume_fn consume, void *arg,
+			 struct sfu_unwind_result *res)
+{
+	return sfu_walk(regs, mode, consume, arg, res);
+}
+
 struct sfu_pcs {
 	unsigned long *pcs;
 	unsigned int nr;
 	unsigned int max;
 };
 
-static bool sfu_store_pc(void *arg, unsigned long pc)
+static inline bool sfu_store_pc(void *arg, unsigned long pc)
 {
 	struct sfu_pcs *b = arg;
 
@@ -480,5 +499,5 @@ int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		memset(res, 0, sizeof(*res));
 		return 0;
 	}
-	return sfu_unwind_user_walk(regs, mode, sfu_store_pc, &b, res);
+	return sfu_walk(regs, mode, sfu_store_pc, &b, res);
 }
