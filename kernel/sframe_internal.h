@@ -15,8 +15,28 @@ int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
 		     const struct sfu_fre_iter *it, enum sfu_mem mode);
 const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id);
 int sfu_rows_build(struct sfu_section *sec);
-u32 sfu_search_ents(const struct sfu_section *sec, u32 off, u32 lo, u32 hi);
 void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,
 		   u64 pc_off, struct sfu_fre_iter *it);
+
+/*
+ * Last position in [@lo, @hi] whose lookup entry starts at or before
+ * @off.  Inline: the walker's table lookups make no call (a call that
+ * saves its return address signs and checks it on arm64 kernels built
+ * with pointer authentication, which QEMU's default algorithm makes slow).
+ */
+static inline u32 sfu_search_ents(const struct sfu_section *sec, u32 off,
+				  u32 lo, u32 hi)
+{
+	u32 mid;
+
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		if (sec->ents[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
 
 #endif /* _SFRAME_INTERNAL_H */

@@ -371,21 +371,6 @@ static bool sfu_spend(u32 *budget, u32 n)
 	return true;
 }
 
-/* Last position in [@lo, @hi] whose entry starts at or before @off. */
-u32 sfu_search_ents(const struct sfu_section *sec, u32 off, u32 lo, u32 hi)
-{
-	u32 mid;
-
-	while (lo < hi) {
-		mid = hi - (hi - lo) / 2;
-		if (sec->ents[mid].start <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
 /* The same, reading the starts from the keys or the section. */
 static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
 			      u32 hi, enum sfu_mem mode, u32 *budget)

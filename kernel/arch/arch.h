@@ -10,6 +10,9 @@
 
 #include <linux/types.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_ARM64
+#include <asm/pointer_auth.h>
+#endif
 
 #include <sframe/env.h>
 #include <sframe/unwind_user.h>
@@ -101,15 +104,19 @@ bool sfu_arch_user_regs_ok(struct pt_regs *regs);
 void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs);
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 dwarf_reg,
 		  unsigned long *val);
-#ifdef CONFIG_ARM64
-unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled);
-#else
-/* Only arm64 signs return addresses: elsewhere they are stored as is. */
+/*
+ * A return address as the code it returns to: arm64 strips a pointer
+ * authentication code whenever the bits could hold one (unsigned return
+ * addresses have none there); elsewhere they are stored as they are.
+ */
 static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 {
+#ifdef CONFIG_ARM64
+	return ra & ~ptrauth_user_pac_mask();
+#else
 	return ra;
-}
 #endif
+}
 bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx);
 bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long ctx);
 bool sfu_arch_fallback(struct sfu_ustate *st);

@@ -10,7 +10,6 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/stddef.h>
-#include <asm/pointer_auth.h>
 #include <asm/ucontext.h>
 #include <asm/unistd.h>
 
@@ -59,12 +58,6 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 		return false;
 	*val = st->regs->regs[reg];
 	return true;
-}
-
-unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
-{
-	/* Strip whenever the bits could be a PAC: unsigned RAs have none. */
-	return ra & ~ptrauth_user_pac_mask();
 }
 
 bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
