@@ -6,7 +6,9 @@
 # requires run.sh to fail with the right message:
 #   - a selftest that fails,
 #   - a test module whose init hits WARN_ON(1) (panic_on_warn=1),
-#   - a guest that never powers off (short outer timeout).
+#   - a guest that never powers off (short outer timeout);
+# and, on the host, that --stalls-ok's filter (stall-filter.awk) leaves
+# out a stall report without a frame of the module and keeps one with.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +31,39 @@ expect_failure() {
 	fi
 }
 
+# stall_report FRAME: a console log with a soft lockup whose task was in
+# FRAME.
+stall_report() {
+	printf '%s\n' "[ 9.0] sframe_unwind: loaded" \
+		"[ 99.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [a:1]" \
+		"[ 99.0] Modules linked in: sframe_unwind(OE)" \
+		"[ 99.0] Call Trace:" "[ 99.0]  <TASK>" "[ 99.0]  $1" \
+		"[ 99.0]  </TASK>" "[ 99.1] after"
+}
+
+# stall_case NAME FRAME KEPT: the filter keeps the report (KEPT 1) or
+# leaves it out with a warning (0), and keeps the lines around it.
+stall_case() {
+	local got warn
+
+	got=$(stall_report "$2" | awk -f "$root/scripts/qemu/stall-filter.awk" \
+		2> "$out-stall.err")
+	warn=$(grep -c '^# warning: guest stall outside the module' \
+		"$out-stall.err")
+	if [ "$(echo "$got" | grep -c 'soft lockup')" = "$3" ] &&
+	   [ "$warn" = $((1 - $3)) ] && echo "$got" | grep -q after; then
+		ok "stall filter: $1"
+	else
+		not_ok "stall filter: $1"
+	fi
+}
+
 echo "TAP version 13"
+mkdir -p "$(dirname "$out")"
+stall_case "a stall in page zeroing is left out" \
+	"clear_page_erms+0xb/0x20" 0
+stall_case "a stall in the module is kept" \
+	"sfu_unwind_user+0x10/0x200 [sframe_unwind]" 1
 expect_failure "failing selftest" "not ok 1 selftests: sframe: harness_fail.sh" \
 	--tests harness_fail.sh
 expect_failure "WARN_ON in a module" "kernel reported a problem: .*WARNING" \
