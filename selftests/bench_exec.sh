@@ -9,6 +9,10 @@
 #   dlopen        dlopen+dlclose of a library with SFrame
 # Prints min and median of each (ns per operation) and the ratios loaded /
 # unloaded.  A benchmark: it fails only if a measurement cannot be made.
+# BENCH_ROUNDS, BENCH_EXEC and BENCH_DLOPEN come from make bench's
+# environment through /selftests/bench.env (scripts/qemu/run.sh).
+# shellcheck disable=SC1091  # written by run.sh
+[ -r /selftests/bench.env ] && . /selftests/bench.env
 rounds=${BENCH_ROUNDS:-5}
 n_exec=${BENCH_EXEC:-100}
 n_dl=${BENCH_DLOPEN:-300}

@@ -53,6 +53,9 @@
 
 # shellcheck source=selftests/perf/lib.sh
 . /selftests/perf/lib.sh
+# BENCH_* from make bench's environment (scripts/qemu/run.sh).
+# shellcheck disable=SC1091  # written by run.sh
+[ -r /selftests/bench.env ] && . /selftests/bench.env
 
 rounds=${BENCH_ROUNDS:-3}
 secs=${BENCH_WALK_SECONDS:-2}

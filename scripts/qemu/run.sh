@@ -27,7 +27,9 @@
 # STRESS_SECONDS in the environment sets how long stress.sh's loops run
 # (default 45; at least 20 for its three rmmod/insmod cycles),
 # STRESS_HZ their sampling rate (4000) and STRESS_RMMOD_SECONDS the
-# bound on each rmmod (30); they are passed to the guest.
+# bound on each rmmod (30); they are passed to the guest, as are the
+# benchmarks' BENCH_ROUNDS, BENCH_EXEC, BENCH_DLOPEN, BENCH_WALK_SECONDS
+# and BENCH_WALK_HZ (e.g. BENCH_ROUNDS=11 make bench).
 #
 # The module and the test programs are built for ARCH against the kernel's
 # own headers, packed with a static busybox into an initramfs, and run by
@@ -575,9 +577,9 @@ for t in $tests; do
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
-	# Eighteen timed perf recordings and three with dwarf stacks, each
-	# dumped raw, under TCG.
-	bench_walk.sh) echo "$t 1500" ;;
+	# Twenty-seven timed perf recordings and three with dwarf stacks,
+	# each dumped raw, under TCG.
+	bench_walk.sh) echo "$t 1800" ;;
 	# STRESS_SECONDS of load, then the wait for every loop.
 	stress.sh) echo "$t $((${STRESS_SECONDS:-45} * 2 + 330))" ;;
 	*) echo "$t" ;;
@@ -586,6 +588,10 @@ done > "$r/selftests/list"
 for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS; do
 	[ -z "${!v:-}" ] || echo "$v=${!v}"
 done > "$r/selftests/stress.env"
+for v in BENCH_ROUNDS BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS \
+	BENCH_WALK_HZ; do
+	[ -z "${!v:-}" ] || echo "$v=${!v}"
+done > "$r/selftests/bench.env"
 
 # Corpus programs with gas's SFrame, where this architecture has a producer.
 if [ "$arch" != s390x ]; then
