@@ -117,6 +117,7 @@ static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 	return ra;
 #endif
 }
+
 bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx);
 bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long ctx);
 bool sfu_arch_fallback(struct sfu_ustate *st);

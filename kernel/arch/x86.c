@@ -84,7 +84,6 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 	return true;
 }
 
-
 /*
  * At __restore_rt the handler has returned: RSP points at the ucontext of
  * the struct rt_sigframe the kernel built (its pretcode was popped).
