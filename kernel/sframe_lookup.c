@@ -426,7 +426,7 @@ static int sfu_lookup_table(const struct sfu_section *sec, u64 pc,
 		return -ENOENT;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
-	found = sfu_table_find(sec, pc);
+	found = sfu_table_find_hot(sec, pc);
 	if (!found)
 		return -ENOENT;
 	*rule = *found;

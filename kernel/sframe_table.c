@@ -355,15 +355,14 @@ static int sfu_table_rule_at(const struct sfu_table *t, u32 pos, u32 off,
 }
 
 /**
- * sfu_table_find() - the rule at a PC, from a section's rule table
+ * sfu_table_find() - the rule at a PC, searched in a section's rule table
  * @sec: a section with a rule table (@sec->table)
  * @pc: the address
  *
  * What sfu_find_rule() answers for @pc, from kernel memory alone and
- * without a copy.  The PCs looked up last are answered from the table's
- * hot entries: a sampling profiler meets the same return addresses again
- * and again.  Any context; the entries are read and written whole, so
- * concurrent lookups at worst replace each other's.
+ * without a copy; the answer is kept in @pc's hot entry, which
+ * sfu_table_find_hot() reads first.  Any context; the entries are read
+ * and written whole, so concurrent lookups at worst replace each other's.
  *
  * Return: the rule, valid as long as the table, or NULL where nothing
  * describes @pc.
@@ -372,22 +371,18 @@ const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc)
 {
 	const struct sfu_table *t = sec->table;
 	u32 off, b, hi, pos;
-	u64 *slot, hot;
 	u16 id;
 
 	if (pc < sec->text_lo || pc >= sec->text_hi)
 		return NULL;
 	off = (u32)(pc - sec->text_lo);
-	slot = sfu_table_hot_slot(t, off);
-	hot = READ_ONCE(*slot);
-	if ((u32)hot && hot >> 32 == off && sfu_table_hot_enabled)
-		return &t->rules[(u32)hot - 1];
 	b = (u32)((u64)off >> sec->block_shift);
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
 	pos = sfu_search_ents(sec, off, sec->blocks[b], hi);
 	if (sfu_table_rule_at(t, pos, off, &id))
 		return NULL;
 	if (sfu_table_hot_enabled)
-		WRITE_ONCE(*slot, (u64)off << 32 | (id + 1U));
+		WRITE_ONCE(*sfu_table_hot_slot(t, off),
+			   (u64)off << 32 | (id + 1U));
 	return &t->rules[id];
 }

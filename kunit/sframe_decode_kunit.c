@@ -672,7 +672,7 @@ static void sfu_test_table_hot(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
 	sfu_table_hot_enabled = true;
-	first = sfu_table_find(&sec, sec.text_lo);
+	first = sfu_table_find_hot(&sec, sec.text_lo);
 	KUNIT_ASSERT_NOT_NULL(test, first);
 	KUNIT_ASSERT_EQ(test, sfu_table_hot_used(&sec), 1);
 	for (slot = 0; !sec.table->hot[slot]; slot++)
@@ -682,14 +682,14 @@ static void sfu_test_table_hot(struct kunit *test)
 			(u32)(first - sec.table->rules) + 1);
 	/* Answered from the entry: a function cut short does not show... */
 	sec.table->fns[0].size = 0;
-	again = sfu_table_find(&sec, sec.text_lo);
+	again = sfu_table_find_hot(&sec, sec.text_lo);
 	KUNIT_EXPECT_TRUE(test, again == first);
 	/* ...until the entries are off. */
 	sfu_table_hot_enabled = false;
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find(&sec, sec.text_lo));
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find_hot(&sec, sec.text_lo));
 	sfu_table_hot_enabled = true;
 	/* Past the text nothing is looked up, nor kept. */
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find(&sec, sec.text_hi));
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find_hot(&sec, sec.text_hi));
 	KUNIT_EXPECT_EQ(test, sfu_table_hot_used(&sec), 1);
 	sfu_table_hot_enabled = hot;
 	sfu_section_destroy(&sec);
