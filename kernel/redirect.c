@@ -51,6 +51,8 @@ static void sfu_walk_done(const struct sfu_unwind_result *res)
 {
 	u64 cookie;
 
+	if (res->fast)
+		sfu_stat_add(SFU_STAT_FAST_FRAMES, res->fast);
 	if (res->stop != SFU_STOP_FAULT)
 		return;
 	sfu_stat_inc(SFU_STAT_SAMPLE_FAULTS);

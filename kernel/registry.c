@@ -69,6 +69,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_REFUSED_GLOBAL]	= "refused_global_limit",
 	[SFU_STAT_HOOK_SKIPPED]		= "hooks_skipped",
 	[SFU_STAT_FCACHE_HITS]		= "file_cache_hits",
+	[SFU_STAT_FAST_FRAMES]		= "fast_frames",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)

@@ -59,6 +59,7 @@ enum sfu_stat {
 	SFU_STAT_REFUSED_GLOBAL,	/* over max_total_bytes */
 	SFU_STAT_HOOK_SKIPPED,		/* RT, a hook called non-preemptible */
 	SFU_STAT_FCACHE_HITS,		/* mappings given a cached index */
+	SFU_STAT_FAST_FRAMES,		/* perf/ftrace frames of the fast lane */
 	SFU_STAT_NR,
 };
 

@@ -137,6 +137,29 @@ static int sfu_init(struct sfu_section *sec, const u8 *buf, u64 len)
 				SFU_MEM_KERNEL, SFU_ABI_ANY);
 }
 
+/*
+ * The derived flags a hand-written rule should have: SFU_RULE_SIMPLE and
+ * its companions, read off the rule's text.
+ */
+static u32 sfu_expect_simple(const char *want)
+{
+	static const char *const special[] = { "topmost", "signal",
+					       "outermost" };
+	bool cfa_fp = !strncmp(want, "cfa=fp", 6);
+	bool fp_saved = strstr(want, " fp=*(cfa");
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(special); i++)
+		if (strstr(want, special[i]))
+			return 0;
+	if ((!cfa_fp && strncmp(want, "cfa=sp", 6)) ||
+	    !strstr(want, " ra=*(cfa") ||
+	    (!fp_saved && !strstr(want, " fp=same")))
+		return 0;
+	return SFU_RULE_SIMPLE | (cfa_fp ? SFU_RULE_CFA_FP : 0) |
+	       (fp_saved ? SFU_RULE_FP_AT_CFA : 0);
+}
+
 static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
 				 const struct sfu_case *c, u64 delta)
 {
@@ -162,6 +185,10 @@ static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
 			continue;
 		sfu_rule_format(&rule, c->abi, buf, sizeof(buf));
 		KUNIT_EXPECT_STREQ(test, buf, want);
+		KUNIT_EXPECT_EQ(test, rule.flags & (SFU_RULE_SIMPLE |
+						    SFU_RULE_CFA_FP |
+						    SFU_RULE_FP_AT_CFA),
+				sfu_expect_simple(want));
 	}
 }
 

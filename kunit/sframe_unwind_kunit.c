@@ -91,7 +91,12 @@ static void uw_write_stack(struct kunit *test, struct uw_ctx *ctx)
 	}
 }
 
-static int uw_init(struct kunit *test)
+/*
+ * The section is read where it is mapped (SFU_SEC_USER), and with
+ * SFU_SEC_TABLE also decoded into a rule table, whose simple rules the
+ * fast lane of non-faulting walks steps.
+ */
+static int uw_setup(struct kunit *test, unsigned int sec_flags)
 {
 	struct uw_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	struct sfu_mm *smm;
@@ -124,12 +129,35 @@ static int uw_init(struct kunit *test)
 	ctx->r->source = SFRAME_UNWIND_SRC_JIT;
 	KUNIT_ASSERT_EQ(test, sfu_region_init_section(ctx->r, ctx->bytes,
 						      ctx->len, ctx->section,
-						      SFU_SEC_USER), 0);
+						      sec_flags), 0);
+	KUNIT_ASSERT_EQ(test, !!ctx->r->sec.table,
+			!!(sec_flags & SFU_SEC_TABLE));
 	smm = sfu_mm_get(ctx->mm, current);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
 	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, ctx->r, SFU_OVERLAP_REFUSE),
 			0);
 	uw_write_stack(test, ctx);
+	return 0;
+}
+
+static int uw_init(struct kunit *test)
+{
+	return uw_setup(test, SFU_SEC_USER);
+}
+
+static int uw_init_table(struct kunit *test)
+{
+	return uw_setup(test, SFU_SEC_USER | SFU_SEC_TABLE);
+}
+
+/* Frames the fast lane steps in a walk of the whole chain in @mode. */
+static unsigned int uw_fast_frames(struct kunit *test, enum sfu_mem mode)
+{
+	struct uw_ctx *ctx = test->priv;
+
+	/* Frame 0 is exact: the full step does it. */
+	if (ctx->r->sec.table && mode == SFU_MEM_USER_NOFAULT)
+		return UW_FUNCS - 2;
 	return 0;
 }
 
@@ -179,6 +207,7 @@ static void uw_check_chain(struct kunit *test, enum sfu_mem mode)
 	KUNIT_ASSERT_EQ(test, res.nr, UW_FUNCS);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_OUTERMOST);
 	KUNIT_EXPECT_EQ(test, res.sframe, UW_FUNCS - 1);
+	KUNIT_EXPECT_EQ(test, res.fast, uw_fast_frames(test, mode));
 	KUNIT_EXPECT_EQ(test, res.fallback, 0);
 	KUNIT_EXPECT_EQ(test, pcs[0], uw_func(0) + UW_PC_OFF);
 	for (i = 1; i < UW_FUNCS; i++)
@@ -197,20 +226,61 @@ static void uw_test_chain_nofault(struct kunit *test)
 	uw_done(test);
 }
 
+/* A walk of the chain in @mode with max_depth at @depth. */
+static void uw_walk_depth(struct kunit *test, enum sfu_mem mode,
+			  unsigned int depth, unsigned long *pcs,
+			  struct sfu_unwind_result *res)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned int was = sfu_max_depth;
+	struct pt_regs regs;
+	int ret;
+
+	uw_regs(&regs, uw_func(0) + UW_PC_OFF, ctx->stack, 0);
+	sfu_max_depth = depth;
+	ret = sfu_unwind_user(&regs, mode, pcs, UW_MAX_FRAMES, res);
+	sfu_max_depth = was;
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
 /* max_depth cuts the walk. */
 static void uw_test_depth(struct kunit *test)
 {
-	struct uw_ctx *ctx = test->priv;
-	unsigned int depth = sfu_max_depth;
 	unsigned long pcs[UW_MAX_FRAMES];
 	struct sfu_unwind_result res;
 
-	sfu_max_depth = 2;
-	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
-		pcs, &res);
-	sfu_max_depth = depth;
+	uw_walk_depth(test, SFU_MEM_USER, 2, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
+	uw_done(test);
+}
+
+/*
+ * The depth limit and a full buffer end a non-faulting walk, also when
+ * they come in the fast lane.
+ */
+static void uw_test_fast_depth(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	struct pt_regs regs;
+
+	uw_walk_depth(test, SFU_MEM_USER_NOFAULT, 3, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 3);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
+	KUNIT_EXPECT_EQ(test, res.fast, ctx->r->sec.table ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
+
+	uw_regs(&regs, uw_func(0) + UW_PC_OFF, ctx->stack, 0);
+	KUNIT_ASSERT_EQ(test, sfu_unwind_user(&regs, SFU_MEM_USER_NOFAULT, pcs,
+					      UW_FUNCS - 1, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.nr, UW_FUNCS - 1);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
+	KUNIT_EXPECT_EQ(test, res.fast,
+			uw_fast_frames(test, SFU_MEM_USER_NOFAULT));
+	KUNIT_EXPECT_EQ(test, pcs[UW_FUNCS - 2],
+			uw_func(UW_FUNCS - 2) + UW_CALL_OFF);
 	uw_done(test);
 }
 
@@ -227,6 +297,7 @@ static void uw_test_zero_ra(struct kunit *test)
 		ctx->stack, 0, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_RA);
+	KUNIT_EXPECT_EQ(test, res.fast, 0);
 	uw_done(test);
 }
 
@@ -244,6 +315,36 @@ static void uw_test_fault(struct kunit *test)
 	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF, sp, 0,
 		pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+	uw_done(test);
+}
+
+/*
+ * A stack page that goes away under frame 2 stops the walk there, in both
+ * modes: with a table the fast lane steps frame 1 and leaves frame 2 to
+ * the full step, which stops.
+ */
+static void uw_test_fault_mid(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned long page = ctx->map + UW_STACK_OFF + PAGE_SIZE;
+
+	/* Frames 0 and 1 at the end of the stack page, 2 on the next one. */
+	ctx->stack = page - 2 * SFU_TEST_FRAME;
+	uw_write_stack(test, ctx);
+	KUNIT_ASSERT_EQ(test, vm_munmap(page, PAGE_SIZE), 0);
+	uw_walk(test, SFU_MEM_USER_NOFAULT, uw_func(0) + UW_PC_OFF,
+		ctx->stack, 0, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 3);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+	KUNIT_EXPECT_EQ(test, res.fast, ctx->r->sec.table ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
+		pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 3);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
+	KUNIT_EXPECT_EQ(test, res.fast, 0);
 	uw_done(test);
 }
 
@@ -299,6 +400,11 @@ static void uw_test_corrupt(struct kunit *test)
 	u64 fres = ctx->r->sec.elems[0].fre_off;
 	u8 junk[SFU_TEST_FRAME];
 
+	if (ctx->r->sec.table) {
+		uw_done(test);
+		kunit_skip(test, "walks read a rule table, not the section");
+	}
+
 	/* Overwrite the FRE sub-section, V3's FDE attributes included. */
 	KUNIT_ASSERT_LT(test, fres, ctx->len);
 	KUNIT_ASSERT_LE(test, ctx->len - fres, sizeof(junk));
@@ -325,9 +431,11 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE(uw_test_depth),
 	KUNIT_CASE(uw_test_zero_ra),
 	KUNIT_CASE(uw_test_fault),
+	KUNIT_CASE(uw_test_fault_mid),
 	KUNIT_CASE(uw_test_misaligned),
 	KUNIT_CASE(uw_test_fallback),
 	KUNIT_CASE(uw_test_corrupt),
+	KUNIT_CASE(uw_test_fast_depth),
 	{}
 };
 
@@ -338,7 +446,15 @@ static struct kunit_suite sframe_unwind_suite = {
 	.test_cases = sframe_unwind_cases,
 };
 
-kunit_test_suite(sframe_unwind_suite);
+/* The same walks through a rule table: the fast lane, where it applies. */
+static struct kunit_suite sframe_unwind_table_suite = {
+	.name = "sframe_unwind_table",
+	.init = uw_init_table,
+	.exit = uw_exit,
+	.test_cases = sframe_unwind_cases,
+};
+
+kunit_test_suites(&sframe_unwind_suite, &sframe_unwind_table_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for the sframe-unwind user stack walker");

@@ -215,6 +215,15 @@ struct sfu_loc {
 #define SFU_RULE_PAUTH_KEY_B	0x08	/* AArch64: signed with key B */
 #define SFU_RULE_FLEX		0x10	/* from a V3 flexible FDE */
 #define SFU_RULE_TOPMOST_ONLY	0x20	/* uses registers only frame 0 has */
+/*
+ * Derived, for the walker's fast lane: the rule is simple, i.e. none of
+ * the flags above but RA_MANGLED, PAUTH_KEY_B or FLEX, the CFA is the SP
+ * or FP plus an offset, the RA is saved at the CFA plus an offset, and
+ * the FP is either kept or saved there too.  Not printed.
+ */
+#define SFU_RULE_SIMPLE		0x40
+#define SFU_RULE_CFA_FP		0x80	/* simple: the CFA's base is the FP */
+#define SFU_RULE_FP_AT_CFA	0x100	/* simple: the FP is saved */
 
 /* The arch-neutral unwind rule for one PC. */
 struct sfu_rule {
@@ -287,9 +296,38 @@ static inline u64 *sfu_table_hot_slot(const struct sfu_table *t, u32 off)
 	return &t->hot[(u32)(off * SFU_HOT_MUL) >> (32 - t->hot_bits)];
 }
 
+/*
+ * What reading a table's hot entries takes, copied out of the section so
+ * that a walk can keep it in registers while it stores frames (the
+ * kernel is built without strict aliasing: each store could change the
+ * section's fields, which would then be loaded again for every frame).
+ */
+struct sfu_hot_view {
+	const struct sfu_section *sec;
+	u64 lo;			/* text_lo */
+	u64 hi;			/* text_hi */
+	const u64 *hot;		/* NULL: hot entries off */
+	const struct sfu_rule *rules;
+	u8 shift;		/* 32 - hot_bits */
+};
+
+/* A view of the hot entries of @sec, which has a rule table. */
+static inline void sfu_hot_view_init(struct sfu_hot_view *v,
+				     const struct sfu_section *sec)
+{
+	const struct sfu_table *t = sec->table;
+
+	v->sec = sec;
+	v->lo = sec->text_lo;
+	v->hi = sec->text_hi;
+	v->hot = sfu_table_hot_enabled ? t->hot : NULL;
+	v->rules = t->rules;
+	v->shift = 32 - t->hot_bits;
+}
+
 /**
- * sfu_table_find_hot() - sfu_table_find(), its hot entries read inline
- * @sec: a section with a rule table
+ * sfu_hot_view_find() - sfu_table_find(), its hot entries read inline
+ * @v: a view of the section's table
  * @pc: the address
  *
  * For callers that look up one PC after another (a stack walk): a PC
@@ -298,19 +336,33 @@ static inline u64 *sfu_table_hot_slot(const struct sfu_table *t, u32 off)
  * Return: as sfu_table_find().
  */
 static inline const struct sfu_rule *
-sfu_table_find_hot(const struct sfu_section *sec, u64 pc)
+sfu_hot_view_find(const struct sfu_hot_view *v, u64 pc)
 {
-	const struct sfu_table *t = sec->table;
-	u32 off = (u32)(pc - sec->text_lo);
+	u32 off = (u32)(pc - v->lo);
 	u64 hot;
 
-	if (likely(pc >= sec->text_lo && pc < sec->text_hi &&
-		   sfu_table_hot_enabled)) {
-		hot = READ_ONCE(*sfu_table_hot_slot(t, off));
+	if (likely(pc >= v->lo && pc < v->hi && v->hot)) {
+		hot = READ_ONCE(v->hot[(u32)(off * SFU_HOT_MUL) >> v->shift]);
 		if ((u32)hot && hot >> 32 == off)
-			return &t->rules[(u32)hot - 1];
+			return &v->rules[(u32)hot - 1];
 	}
-	return sfu_table_find(sec, pc);
+	return sfu_table_find(v->sec, pc);
+}
+
+/**
+ * sfu_table_find_hot() - sfu_table_find(), its hot entries read inline
+ * @sec: a section with a rule table
+ * @pc: the address
+ *
+ * Return: as sfu_table_find().
+ */
+static inline const struct sfu_rule *
+sfu_table_find_hot(const struct sfu_section *sec, u64 pc)
+{
+	struct sfu_hot_view v;
+
+	sfu_hot_view_init(&v, sec);
+	return sfu_hot_view_find(&v, pc);
 }
 
 const char *sfu_strerror(int err);

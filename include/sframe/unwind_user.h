@@ -37,6 +37,8 @@ enum sfu_stop {
  * @nr: frames stored
  * @stop: why the walk stopped (enum sfu_stop)
  * @sframe: frames stepped with an SFrame rule
+ * @fast: of those, frames the fast lane stepped (a simple rule from a rule
+ *	table, in a non-faulting walk)
  * @fallback: frames stepped with frame pointers (or the s390x back chain)
  * @signal: signal frames stepped through
  */
@@ -44,6 +46,7 @@ struct sfu_unwind_result {
 	unsigned int nr;
 	u8 stop;
 	unsigned int sframe;
+	unsigned int fast;
 	unsigned int fallback;
 	unsigned int signal;
 };

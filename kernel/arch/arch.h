@@ -95,6 +95,34 @@ fault_end_access:
 	return -EFAULT;
 }
 
+/*
+ * Read the word at @a into @va and, if @both, the word at @b into @vb, in
+ * one user-access window: a frame's saved RA and FP.  Only inside a
+ * non-faulting walk's page-fault-free scope (the walk's fast lane, which
+ * checks it once).  Return: true if both reads worked.
+ */
+static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
+						   unsigned long *va,
+						   bool both, unsigned long b,
+						   unsigned long *vb)
+{
+	unsigned long __user *pa = (unsigned long __user *)a;
+	unsigned long __user *pb = (unsigned long __user *)b;
+
+	if (both && !access_ok(pb, sizeof(*pb)))
+		return false;
+	if (!user_access_begin(pa, sizeof(*pa)))
+		return false;
+	unsafe_get_user(*va, pa, fault_end_access);
+	if (both)
+		unsafe_get_user(*vb, pb, fault_end_access);
+	user_access_end();
+	return true;
+fault_end_access:
+	user_access_end();
+	return false;
+}
+
 bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
 			   unsigned long record);
 void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,

@@ -285,9 +285,15 @@ __attribute__((noipa)) int uw_run(const struct uw_chain *c, const char *req,
 	return 0;
 }
 
-/* sync walks have cookie 0 and no consumer, deferred ones consumer 0. */
+/*
+ * sync walks have cookie 0 and no consumer, deferred ones consumer 0.
+ * Only the non-faulting walk ("sync") has a fast lane, and its frames
+ * are among those stepped with SFrame.
+ */
 static bool uw_header_ok(const char *req, const struct uw_walk *w)
 {
+	if (w->fast > w->sframe || (w->fast && strcmp(req, "sync")))
+		return false;
 	if (!strcmp(req, "deferred"))
 		return w->cookie && w->consumer == 0;
 	return !w->cookie && w->consumer == -1;

@@ -52,6 +52,7 @@ static inline void uw_escape(const void *p)
  * @sframe: frames stepped with SFrame
  * @fallback: frames stepped with frame pointers or the back chain
  * @signal: signal frames stepped through
+ * @fast: of @sframe, frames the fast lane stepped (non-faulting walks)
  * @pcs: the frames, innermost first
  */
 struct uw_walk {
@@ -62,6 +63,7 @@ struct uw_walk {
 	unsigned int sframe;
 	unsigned int fallback;
 	unsigned int signal;
+	unsigned int fast;
 	unsigned long pcs[UW_MAX_FRAMES];
 };
 
