@@ -91,11 +91,7 @@ static void uw_write_stack(struct kunit *test, struct uw_ctx *ctx)
 	}
 }
 
-/*
- * The section is read where it is mapped (SFU_SEC_USER), and with
- * SFU_SEC_TABLE also decoded into a rule table, whose simple rules the
- * fast lane of non-faulting walks steps.
- */
+/* Map a stack and a section and register it with @sec_flags. */
 static int uw_setup(struct kunit *test, unsigned int sec_flags)
 {
 	struct uw_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
@@ -140,14 +136,29 @@ static int uw_setup(struct kunit *test, unsigned int sec_flags)
 	return 0;
 }
 
-static int uw_init(struct kunit *test)
+/*
+ * Each case runs twice: walks read the section where it is mapped
+ * (SFU_SEC_USER), then also through its rule table (SFU_SEC_TABLE),
+ * whose simple rules the fast lane of non-faulting walks steps.
+ */
+static const unsigned int uw_sec_flags[] = {
+	SFU_SEC_USER,
+	SFU_SEC_USER | SFU_SEC_TABLE,
+};
+
+static void uw_flags_desc(const unsigned int *flags, char *desc)
 {
-	return uw_setup(test, SFU_SEC_USER);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s",
+		 *flags & SFU_SEC_TABLE ? "table" : "section");
 }
 
-static int uw_init_table(struct kunit *test)
+KUNIT_ARRAY_PARAM(uw_flags, uw_sec_flags, uw_flags_desc);
+
+static int uw_init(struct kunit *test)
 {
-	return uw_setup(test, SFU_SEC_USER | SFU_SEC_TABLE);
+	const unsigned int *flags = test->param_value;
+
+	return uw_setup(test, flags ? *flags : SFU_SEC_USER);
 }
 
 /* Frames the fast lane steps in a walk of the whole chain in @mode. */
@@ -425,17 +436,18 @@ static void uw_test_corrupt(struct kunit *test)
 	uw_done(test);
 }
 
+/* Every case runs on the section alone and through a rule table. */
 static struct kunit_case sframe_unwind_cases[] = {
-	KUNIT_CASE(uw_test_chain_faulting),
-	KUNIT_CASE(uw_test_chain_nofault),
-	KUNIT_CASE(uw_test_depth),
-	KUNIT_CASE(uw_test_zero_ra),
-	KUNIT_CASE(uw_test_fault),
-	KUNIT_CASE(uw_test_fault_mid),
-	KUNIT_CASE(uw_test_misaligned),
-	KUNIT_CASE(uw_test_fallback),
-	KUNIT_CASE(uw_test_corrupt),
-	KUNIT_CASE(uw_test_fast_depth),
+	KUNIT_CASE_PARAM(uw_test_chain_faulting, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_chain_nofault, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_depth, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_zero_ra, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_fault, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_fault_mid, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_misaligned, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_fallback, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_corrupt, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_fast_depth, uw_flags_gen_params),
 	{}
 };
 
@@ -446,15 +458,7 @@ static struct kunit_suite sframe_unwind_suite = {
 	.test_cases = sframe_unwind_cases,
 };
 
-/* The same walks through a rule table: the fast lane, where it applies. */
-static struct kunit_suite sframe_unwind_table_suite = {
-	.name = "sframe_unwind_table",
-	.init = uw_init_table,
-	.exit = uw_exit,
-	.test_cases = sframe_unwind_cases,
-};
-
-kunit_test_suites(&sframe_unwind_suite, &sframe_unwind_table_suite);
+kunit_test_suite(sframe_unwind_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for the sframe-unwind user stack walker");
