@@ -443,7 +443,7 @@ static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
 {
 	const struct sfu_blob *owner = r->blob->same ? r->blob->same : r->blob;
 
-	if (owner->indexed && !owner->sec.keys) {
+	if (owner->indexed && sfu_section_movable(&owner->sec)) {
 		sfu_region_borrow_section(r, &owner->sec, bias);
 		return 0;
 	}

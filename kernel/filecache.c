@@ -262,7 +262,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	struct inode *inode = file_inode(file);
 	struct sfu_fcache *fc, *old;
 
-	if (!sfu_fcache_enabled() || sec->keys)
+	if (!sfu_fcache_enabled() || !sfu_section_movable(sec))
 		return NULL;
 	fc = sfu_fcache_new(file, ph, phnum, sec);
 	if (!fc)

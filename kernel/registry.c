@@ -250,18 +250,14 @@ void sfu_blob_unindex(struct sfu_blob *blob)
  * @delta: the mapping's load bias
  *
  * The region's section is a copy of @sec's description moved by @delta;
- * its arrays stay the sidecar's (only sections without a key array
- * qualify: their FDE starts are read relative to the section's address,
- * and the block index is relative to the lowest start).
+ * its arrays stay the sidecar's (only movable sections qualify,
+ * sfu_section_movable()).
  */
 void sfu_region_borrow_section(struct sfu_region *r,
 			       const struct sfu_section *sec,
 			       unsigned long delta)
 {
-	r->sec = *sec;
-	r->sec.vaddr += delta;
-	r->sec.text_lo += delta;
-	r->sec.text_hi += delta;
+	sfu_section_move(&r->sec, sec, delta);
 	r->sec_borrowed = true;
 	r->version = sec->elems[0].version;
 }

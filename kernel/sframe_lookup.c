@@ -310,6 +310,37 @@ void sfu_section_destroy(struct sfu_section *sec)
 }
 
 /**
+ * sfu_section_movable() - whether a section's index may serve other addresses
+ * @sec: an indexed section
+ *
+ * The index is relative to the text (lookup entries, blocks, rule table)
+ * or to the section (everything else), except the keys of an unsorted
+ * section, which hold link-time function starts; those are read only
+ * where there are no lookup entries (a text span over 4 GiB).
+ *
+ * Return: true if sfu_section_move() gives a working copy.
+ */
+bool sfu_section_movable(const struct sfu_section *sec)
+{
+	return !sec->keys || sec->ents;
+}
+
+/**
+ * sfu_section_move() - the same section, mapped @delta bytes further
+ * @dst: the copy; it shares @src's arrays, which @src keeps owning
+ * @src: a section for which sfu_section_movable() is true
+ * @delta: how far the section and its text moved
+ */
+void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
+		      u64 delta)
+{
+	*dst = *src;
+	dst->vaddr += delta;
+	dst->text_lo += delta;
+	dst->text_hi += delta;
+}
+
+/**
  * sfu_section_bytes() - memory the decoder's indexes of a section hold
  * @sec: the section
  *

@@ -254,6 +254,9 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 		     u64 vaddr, enum sfu_mem mem, u8 abi);
 void sfu_section_destroy(struct sfu_section *sec);
 size_t sfu_section_bytes(const struct sfu_section *sec);
+bool sfu_section_movable(const struct sfu_section *sec);
+void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
+		      u64 delta);
 int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode);
 
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
