@@ -293,10 +293,16 @@ extern bool sfu_table_hot_enabled;
 /* Fibonacci hashing of a PC offset: 2^32 divided by the golden ratio. */
 #define SFU_HOT_MUL		0x9e3779b1u
 
+/* The hot entry for the PC at @off from text_lo: its top bits, hashed. */
+static inline u32 sfu_hot_index(u32 off, u8 shift)
+{
+	return (u32)(off * SFU_HOT_MUL) >> shift;
+}
+
 /* The hot entry of @t for the PC at @off from text_lo. */
 static inline u64 *sfu_table_hot_slot(const struct sfu_table *t, u32 off)
 {
-	return &t->hot[(u32)(off * SFU_HOT_MUL) >> (32 - t->hot_bits)];
+	return &t->hot[sfu_hot_index(off, 32 - t->hot_bits)];
 }
 
 /*
@@ -345,7 +351,7 @@ sfu_hot_view_find(const struct sfu_hot_view *v, u64 pc)
 	u64 hot;
 
 	if (likely(pc >= v->lo && pc < v->hi && v->hot)) {
-		hot = READ_ONCE(v->hot[(u32)(off * SFU_HOT_MUL) >> v->shift]);
+		hot = READ_ONCE(v->hot[sfu_hot_index(off, v->shift)]);
 		if ((u32)hot && hot >> 32 == off)
 			return &v->rules[(u32)hot - 1];
 	}

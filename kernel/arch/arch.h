@@ -71,35 +71,12 @@ static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
 }
 
 /*
- * Read one word of user memory in @st's mode.  Without faults: inside the
- * walk's page-fault-free scope (env.h, sfu_nofault_ok()), one inline load
- * in a user-access window, where __get_user() and a copy are calls (a
- * return thunk each on kernels built against return-stack attacks).
- */
-static __always_inline int sfu_uread(const struct sfu_ustate *st,
-				     unsigned long addr, unsigned long *val)
-{
-	unsigned long __user *p = (unsigned long __user *)addr;
-
-	if (st->mode == SFU_MEM_USER)
-		return get_user(*val, p);
-	if (unlikely(!pagefault_disabled()))
-		return -EFAULT;
-	if (!user_access_begin(p, sizeof(*p)))
-		return -EFAULT;
-	unsafe_get_user(*val, p, fault_end_access);
-	user_access_end();
-	return 0;
-fault_end_access:
-	user_access_end();
-	return -EFAULT;
-}
-
-/*
  * Read the word at @a into @va and, if @both, the word at @b into @vb, in
- * one user-access window: a frame's saved RA and FP.  Only inside a
- * non-faulting walk's page-fault-free scope (the walk's fast lane, which
- * checks it once).  Return: true if both reads worked.
+ * one user-access window (a frame's saved RA and FP): inline loads, where
+ * __get_user() and a copy are calls (a return thunk each on kernels built
+ * against return-stack attacks).  Only inside a non-faulting walk's
+ * page-fault-free scope (env.h, sfu_nofault_ok()).  Return: true if the
+ * reads worked.
  */
 static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
 						   unsigned long *va,
@@ -121,6 +98,21 @@ static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
 fault_end_access:
 	user_access_end();
 	return false;
+}
+
+/*
+ * Read one word of user memory in @st's mode; without faults only inside
+ * the walk's page-fault-free scope.
+ */
+static __always_inline int sfu_uread(const struct sfu_ustate *st,
+				     unsigned long addr, unsigned long *val)
+{
+	if (st->mode == SFU_MEM_USER)
+		return get_user(*val, (unsigned long __user *)addr);
+	if (unlikely(!pagefault_disabled()) ||
+	    !sfu_uread_pair_nofault(addr, val, false, 0, NULL))
+		return -EFAULT;
+	return 0;
 }
 
 bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
