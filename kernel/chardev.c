@@ -101,7 +101,7 @@ static long sfu_ioc_add(const void __user *uarg)
 		ret = -EFAULT;
 		goto free_bytes;
 	}
-	r = sfu_region_alloc();
+	r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
 	if (!r) {
 		ret = -ENOMEM;
 		goto free_bytes;
@@ -125,7 +125,8 @@ static long sfu_ioc_add(const void __user *uarg)
 		goto put_region;
 	}
 	ret = sfu_mm_insert(smm, r, (a.flags & SFRAME_UNWIND_REPLACE) ?
-			    SFU_OVERLAP_JIT_SAME_START : SFU_OVERLAP_REFUSE);
+			    SFU_OVERLAP_JIT_SAME_START : SFU_OVERLAP_REFUSE,
+			    GFP_KERNEL_ACCOUNT);
 	if (!ret)
 		r = NULL;
 put_region:

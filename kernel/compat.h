@@ -10,7 +10,9 @@
 #define _SFU_COMPAT_H
 
 #include <linux/elf.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/version.h>
 
 /* Linux 6.1 brought the maple tree and its VMA iterator. */
 #ifndef for_each_vma
@@ -38,6 +40,28 @@
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID		3
 #endif
+
+/*
+ * An inode's modification and change times: fields until 6.6 (change
+ * time) and 6.7 (modification time) made them private to accessors.
+ */
+static inline struct timespec64 sfu_inode_mtime(const struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	return inode_get_mtime(inode);
+#else
+	return inode->i_mtime;
+#endif
+}
+
+static inline struct timespec64 sfu_inode_ctime(const struct inode *inode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	return inode_get_ctime(inode);
+#else
+	return inode->i_ctime;
+#endif
+}
 
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>

@@ -451,6 +451,42 @@ static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
 				       bias + r->blob->link_vaddr, SFU_SEC_TABLE);
 }
 
+/* The load bias of the mapping @v of a file whose text segment is @text. */
+static unsigned long sfu_vma_bias(const struct sfu_vma_ref *v,
+				  const Elf64_Phdr *text)
+{
+	/* Address of file offset p_offset, minus p_vaddr. */
+	return v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
+	       text->p_vaddr;
+}
+
+/*
+ * A region for the mapping @v, whose text segment @text is at load bias
+ * @bias, without its section yet.  Return: the region or an ERR_PTR.
+ */
+static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
+					 const Elf64_Phdr *text,
+					 unsigned long bias, u8 source,
+					 gfp_t gfp)
+{
+	struct inode *inode = file_inode(v->file);
+	struct sfu_region *r = sfu_region_alloc(gfp);
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->start = bias + text->p_vaddr;
+	r->end = r->start + text->p_memsz;
+	r->source = source;
+	r->dev = inode->i_sb->s_dev;
+	r->ino = inode->i_ino;
+	r->file = get_file(v->file);
+	if (r->end <= r->start || r->end > TASK_SIZE) {
+		sfu_region_put(r);
+		return ERR_PTR(-EINVAL);
+	}
+	return r;
+}
+
 /*
  * Build the region for the mapping @v: NULL if the file carries no SFrame
  * (and has no sidecar), an ERR_PTR if it does but it was refused.
@@ -481,25 +517,14 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 			goto free_phdrs;
 		}
 	}
-	/* Address of file offset p_offset, minus p_vaddr. */
-	bias = v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
-	       text->p_vaddr;
-	r = sfu_region_alloc();
-	if (!r) {
-		r = ERR_PTR(-ENOMEM);
+	bias = sfu_vma_bias(v, text);
+	r = sfu_region_new(v, text, bias, sf ? SFRAME_UNWIND_SRC_ELF :
+			   SFRAME_UNWIND_SRC_SIDECAR, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(r))
 		goto put_blob;
-	}
-	r->start = bias + text->p_vaddr;
-	r->end = r->start + text->p_memsz;
-	r->source = sf ? SFRAME_UNWIND_SRC_ELF : SFRAME_UNWIND_SRC_SIDECAR;
-	r->dev = inode->i_sb->s_dev;
-	r->ino = inode->i_ino;
-	r->file = get_file(v->file);
 	r->blob = blob;
 	blob = NULL;
-	if (r->end <= r->start || r->end > TASK_SIZE)
-		ret = -EINVAL;
-	else if (sf)
+	if (sf)
 		ret = sfu_region_from_file(r, v->file, &elf, sf, bias);
 	else
 		ret = sfu_region_from_blob(r, bias);
@@ -513,6 +538,74 @@ put_blob:
 free_phdrs:
 	sfu_elf_put(&elf);
 	return r;
+}
+
+/**
+ * sfu_elf_register_now() - register a new mapping of a cached file at once
+ * @vma: the mapping, in the mmap hook: its mm's mmap lock held for writing
+ *
+ * Neither sleeps nor reads the file: only for a file whose index the file
+ * cache holds as the file is now, mapped by a process that has a registry
+ * already (dlopen(), mprotect() of a running program).  Anything else, and
+ * any failure, is left to the task work (sfu_elf_register_vma()), which
+ * does it all and reports refusals.
+ *
+ * Return: true if the mapping needs nothing more: registered, covered
+ * already, or not a text segment of the file.
+ */
+bool sfu_elf_register_now(struct vm_area_struct *vma)
+{
+	struct sfu_vma_ref v = {
+		.file = vma->vm_file,
+		.start = vma->vm_start,
+		.end = vma->vm_end,
+		.pgoff = vma->vm_pgoff,
+		.tgid = task_tgid_nr(current),
+	};
+	const Elf64_Phdr *text;
+	struct sfu_region *r;
+	struct sfu_elf elf;
+	struct sfu_mm *smm;
+	bool done = false;
+
+	if (!S_ISREG(file_inode(v.file)->i_mode))
+		return false;
+	/*
+	 * The registry stays: the mm cannot exit while its mmap lock is
+	 * held, and unload waits for the hooks to leave.
+	 */
+	rcu_read_lock();
+	smm = sfu_mm_find(vma->vm_mm);
+	if (smm && sfu_mm_covers(smm, v.start, v.file))
+		done = true;
+	rcu_read_unlock();
+	if (!smm || done)
+		return done;
+	elf.cached = sfu_fcache_get_now(v.file);
+	if (!elf.cached)
+		return false;
+	elf.ph = sfu_fcache_phdrs(elf.cached, &elf.phnum);
+	text = sfu_elf_text(&elf, &v);
+	if (!text) {
+		done = true;
+		goto put_elf;
+	}
+	r = sfu_region_new(&v, text, sfu_vma_bias(&v, text),
+			   SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
+	if (IS_ERR(r))
+		goto put_elf;
+	sfu_fcache_lend(r, elf.cached, sfu_vma_bias(&v, text));
+	/* A section read where it is mapped wants its pages faulted in. */
+	if (r->sec.table &&
+	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
+		sfu_stat_inc(SFU_STAT_REGISTERED_NOW);
+		r = NULL;	/* the registry's now */
+		done = true;
+	}
+	sfu_region_put(r);
+put_elf:
+	sfu_elf_put(&elf);
+	return done;
 }
 
 /* Is the mapping described by @v still the one at v->start?  mmap lock. */
@@ -591,7 +684,8 @@ int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 	covered = sfu_mm_covers(smm, v.start, v.file);
 	rcu_read_unlock();
 	if (sfu_vma_same(mm, &v) && !covered) {
-		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE);
+		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE,
+				    GFP_KERNEL_ACCOUNT);
 		if (ret) {
 			sfu_refuse_file(v.file, "registry", 0, ret);
 		} else {

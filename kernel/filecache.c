@@ -10,22 +10,30 @@
  * generation).  A mapping of a cached file reads nothing from it: it
  * borrows the index moved by its load bias, as mappings of a sidecar'd
  * file borrow the sidecar's (registry.c), and holds a reference to the
- * entry.  Entries outlive their mappings; beyond file_cache entries the
- * least recently used go.  Only sections whose index can be moved (no key
- * array) are kept.
+ * entry.  Entries outlive their mappings; beyond file_cache entries those
+ * not used since the trim last passed them go (a second chance, as the
+ * page cache's clock does).  Only sections whose index can be moved are
+ * kept.
+ *
+ * Look-ups take no lock (RCU), so that the mmap hook can map a cached file
+ * without sleeping (sfu_fcache_get_now()); entries are freed after a grace
+ * period.
  *
  * The cache's memory is counted apart from memory_bytes (which follows
  * the processes and sidecars) but within max_total_bytes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "sfu.h"
 
 #define SFU_FCACHE_HASH_BITS	6
@@ -35,8 +43,10 @@
 /* One file version's section, indexed at its link-time address. */
 struct sfu_fcache {
 	struct kref ref;
-	struct hlist_node node;		/* under sfu_fcache_lock */
-	struct list_head lru;		/* most recently used first */
+	struct rcu_head rcu;
+	struct hlist_node node;		/* under sfu_fcache_lock; RCU readers */
+	struct list_head lru;		/* newest or spared first */
+	bool used;			/* since the trim last passed it */
 	dev_t dev;
 	unsigned long ino;
 	u32 generation;
@@ -49,7 +59,7 @@ struct sfu_fcache {
 
 static DEFINE_HASHTABLE(sfu_fcaches, SFU_FCACHE_HASH_BITS);
 static LIST_HEAD(sfu_fcache_lru);
-static DEFINE_MUTEX(sfu_fcache_lock);	/* guards the hash and the list */
+static DEFINE_MUTEX(sfu_fcache_lock);	/* serialises changes of both */
 static unsigned int sfu_fcache_nr;	/* under the lock */
 static atomic_long_t sfu_fcache_bytes;
 static unsigned int sfu_fcache_max = SFU_FCACHE_DEF_MAX;
@@ -84,14 +94,25 @@ bool sfu_fcache_enabled(void)
 	return READ_ONCE(sfu_fcache_max);
 }
 
-static void sfu_fcache_release(struct kref *ref)
+static void sfu_fcache_free_rcu(struct rcu_head *rcu)
 {
-	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache, ref);
+	struct sfu_fcache *fc = container_of(rcu, struct sfu_fcache, rcu);
 
 	sfu_section_destroy(&fc->sec);
 	atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
 	kfree(fc->ph);
 	kfree(fc);
+}
+
+/*
+ * After a grace period: look-ups may still be reading the entry, and the
+ * last reference may go where nothing can be freed (the mmap hook).
+ */
+static void sfu_fcache_release(struct kref *ref)
+{
+	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache, ref);
+
+	call_rcu(&fc->rcu, sfu_fcache_free_rcu);
 }
 
 /**
@@ -107,19 +128,33 @@ void sfu_fcache_put(struct sfu_fcache *fc)
 /* Take @fc out of the cache; its borrowers keep it.  Caller holds lock. */
 static void sfu_fcache_unhash(struct sfu_fcache *fc)
 {
-	hash_del(&fc->node);
+	hash_del_rcu(&fc->node);
 	list_del(&fc->lru);
 	sfu_fcache_nr--;
 	sfu_fcache_put(fc);
 }
 
-/* Keep at most @keep entries, dropping the least recently used. */
+/*
+ * Keep at most @keep entries.  The oldest goes unless it was used since
+ * the trim last passed it; then it is spared once, as the newest.
+ */
 static void sfu_fcache_trim(unsigned int keep)
 {
+	unsigned int spared = 0;
+
 	mutex_lock(&sfu_fcache_lock);
-	while (sfu_fcache_nr > keep)
-		sfu_fcache_unhash(list_last_entry(&sfu_fcache_lru,
-						  struct sfu_fcache, lru));
+	while (sfu_fcache_nr > keep) {
+		struct sfu_fcache *fc = list_last_entry(&sfu_fcache_lru,
+							struct sfu_fcache, lru);
+
+		if (spared < sfu_fcache_nr && READ_ONCE(fc->used)) {
+			WRITE_ONCE(fc->used, false);
+			list_move(&fc->lru, &sfu_fcache_lru);
+			spared++;
+			continue;
+		}
+		sfu_fcache_unhash(fc);
+	}
 	mutex_unlock(&sfu_fcache_lock);
 }
 
@@ -140,24 +175,61 @@ static bool sfu_fcache_matches(const struct sfu_fcache *fc,
 	       timespec64_equal(&fc->stamp.ctime, &st->ctime);
 }
 
-/* The entry of @inode, whatever its version.  Caller holds the lock. */
+/*
+ * The entry of @inode, whatever its version.  Caller holds the lock or
+ * the RCU read lock.
+ */
 static struct sfu_fcache *sfu_fcache_find(const struct inode *inode)
 {
 	struct sfu_fcache *fc;
 
-	hash_for_each_possible(sfu_fcaches, fc, node,
-			       sfu_fcache_key(inode->i_sb->s_dev,
-					      inode->i_ino))
+	hash_for_each_possible_rcu(sfu_fcaches, fc, node,
+				   sfu_fcache_key(inode->i_sb->s_dev,
+						  inode->i_ino),
+				   lockdep_is_held(&sfu_fcache_lock))
 		if (fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino)
 			return fc;
 	return NULL;
+}
+
+/* A reference to the entry of @inode if it is of version @st.  Any context. */
+static struct sfu_fcache *sfu_fcache_lookup(const struct inode *inode,
+					    const struct sfu_stamp *st)
+{
+	struct sfu_fcache *fc;
+
+	rcu_read_lock();
+	fc = sfu_fcache_find(inode);
+	if (fc && (!sfu_fcache_matches(fc, inode, st) ||
+		   !kref_get_unless_zero(&fc->ref)))
+		fc = NULL;
+	rcu_read_unlock();
+	if (fc) {
+		WRITE_ONCE(fc->used, true);
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
+	}
+	return fc;
+}
+
+/* Drop the entry of @inode unless it is of version @st. */
+static void sfu_fcache_drop_stale(const struct inode *inode,
+				  const struct sfu_stamp *st)
+{
+	struct sfu_fcache *fc;
+
+	mutex_lock(&sfu_fcache_lock);
+	fc = sfu_fcache_find(inode);
+	if (fc && !sfu_fcache_matches(fc, inode, st))
+		sfu_fcache_unhash(fc);
+	mutex_unlock(&sfu_fcache_lock);
 }
 
 /**
  * sfu_fcache_get() - the cache entry of a file with its own section
  * @file: the mapped file
  *
- * An entry of an older version of the file is dropped.  May sleep.
+ * Its version is what stat() says.  An entry of another version of the
+ * file is dropped.  May sleep.
  *
  * Return: a reference to the entry, or NULL if there is none for the file
  * as it is now.
@@ -170,19 +242,35 @@ struct sfu_fcache *sfu_fcache_get(struct file *file)
 
 	if (!sfu_fcache_enabled() || sfu_file_stamp(file, &st))
 		return NULL;
-	mutex_lock(&sfu_fcache_lock);
-	fc = sfu_fcache_find(inode);
-	if (fc && !sfu_fcache_matches(fc, inode, &st)) {
-		sfu_fcache_unhash(fc);
-		fc = NULL;
-	}
-	if (fc) {
-		kref_get(&fc->ref);
-		list_move(&fc->lru, &sfu_fcache_lru);
-		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
-	}
-	mutex_unlock(&sfu_fcache_lock);
+	fc = sfu_fcache_lookup(inode, &st);
+	if (!fc)
+		sfu_fcache_drop_stale(inode, &st);
 	return fc;
+}
+
+/**
+ * sfu_fcache_get_now() - the cache entry of a file, without sleeping
+ * @file: the mapped file
+ *
+ * For the mmap hook.  The version is read from the inode, which is what
+ * stat() gives on a file system that does not revalidate its dentries
+ * (revalidating ones, such as NFS or FUSE, may hold stale attributes
+ * there: for them this gives nothing, and sfu_fcache_get() decides).
+ *
+ * Return: a reference to the entry, or NULL.
+ */
+struct sfu_fcache *sfu_fcache_get_now(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_stamp st;
+
+	if (!sfu_fcache_enabled() ||
+	    (file->f_path.dentry->d_flags & DCACHE_OP_REVALIDATE))
+		return NULL;
+	st.size = i_size_read(inode);
+	st.mtime = sfu_inode_mtime(inode);
+	st.ctime = sfu_inode_ctime(inode);
+	return sfu_fcache_lookup(inode, &st);
 }
 
 /* Count @bytes of cache against max_total_bytes with everything else. */
@@ -277,12 +365,12 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 		mutex_unlock(&sfu_fcache_lock);
 		atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
 		kfree(fc->ph);
-		kfree(fc);
+		kfree(fc);	/* never published */
 		return NULL;
 	}
 	if (old)
 		sfu_fcache_unhash(old);
-	hash_add(sfu_fcaches, &fc->node, sfu_fcache_key(fc->dev, fc->ino));
+	hash_add_rcu(sfu_fcaches, &fc->node, sfu_fcache_key(fc->dev, fc->ino));
 	list_add(&fc->lru, &sfu_fcache_lru);
 	sfu_fcache_nr++;
 	kref_get(&fc->ref);
@@ -338,4 +426,6 @@ void sfu_fcache_stats(u64 *nr, u64 *bytes)
 void sfu_fcache_exit(void)
 {
 	sfu_fcache_trim(0);
+	/* The frees of the entries just dropped run module code. */
+	rcu_barrier();
 }

@@ -5,11 +5,13 @@
  * - Executable mappings: an ftrace hook on perf_event_mmap(), which every
  *   kernel since 2.6.31 calls for each new mapping (mmap_region(), so also
  *   the ELF loader's) and for mprotect(), with the VMA, the mmap lock held
- *   for writing.  The probe only notes the address and queues a task work;
- *   the work runs when the task returns to user space (from mmap(), or
- *   from execve() with the new program in place), reads the file and
- *   registers the section.  So a library is registered before the mmap()
- *   that mapped it returns.
+ *   for writing.  If the file cache holds the file's index and the
+ *   process has a registry, the hook registers the mapping itself, without
+ *   sleeping (sfu_elf_register_now(): dlopen() of a known library).  Else
+ *   it notes the address and queues a task work, which runs when the task
+ *   returns to user space (from mmap(), or from execve() with the new
+ *   program in place), reads the file and registers the section.  Either
+ *   way a library is registered before the mmap() that mapped it returns.
  * - Fork: an ftrace hook on perf_event_fork(), which copy_process() calls
  *   in the parent once the child's mm is copied, snapshots the parent's
  *   regions; a task work in the child inserts those still mapped before
@@ -119,6 +121,8 @@ static void sfu_mmap_seen(struct vm_area_struct *vma)
 	    vma->vm_mm != current->mm ||
 	    (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
+	if (sfu_elf_register_now(vma))
+		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w) {
 		sfu_stat_inc(SFU_STAT_REFUSED);
@@ -182,7 +186,8 @@ static void sfu_fork_insert(struct mm_struct *mm, const struct sfu_map *snap)
 		if (!sfu_region_mapped(mm, r))
 			continue;
 		kref_get(&r->ref);
-		if (sfu_mm_insert(smm, r, SFU_OVERLAP_REFUSE))
+		if (sfu_mm_insert(smm, r, SFU_OVERLAP_REFUSE,
+				  GFP_KERNEL_ACCOUNT))
 			sfu_region_put(r);
 	}
 	mmap_read_unlock(mm);

@@ -133,8 +133,15 @@ static void sfu_show_mm(struct sfu_mm *smm, void *arg)
 		return;
 	seq_printf(m, "pid=%d comm=%s sections=%u\n", smm->tgid, smm->comm,
 		   nr);
-	for (i = 0; i < nr; i++)
-		sfu_show_region(m, READ_ONCE(map->regions[i]));
+	for (i = 0; i < nr; i++) {
+		struct sfu_region *r = READ_ONCE(map->regions[i]);
+
+		/* Its file is there only while a reference is held. */
+		if (!kref_get_unless_zero(&r->ref))
+			continue;
+		sfu_show_region(m, r);
+		sfu_region_put(r);
+	}
 }
 
 static int sfu_sections_show(struct seq_file *m, void *v)

@@ -70,6 +70,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_HOOK_SKIPPED]		= "hooks_skipped",
 	[SFU_STAT_FCACHE_HITS]		= "file_cache_hits",
 	[SFU_STAT_FAST_FRAMES]		= "fast_frames",
+	[SFU_STAT_REGISTERED_NOW]	= "registered_at_mmap",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)
@@ -144,9 +145,16 @@ void sfu_mem_uncharge(size_t bytes)
 
 /* ---- regions */
 
-struct sfu_region *sfu_region_alloc(void)
+/**
+ * sfu_region_alloc() - a new, empty region
+ * @gfp: GFP_KERNEL_ACCOUNT where the caller may sleep, SFU_GFP_HOOK in the
+ *	mmap hook
+ *
+ * Return: the region with one reference, or NULL.
+ */
+struct sfu_region *sfu_region_alloc(gfp_t gfp)
 {
-	struct sfu_region *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	struct sfu_region *r = kzalloc(sizeof(*r), gfp);
 
 	if (!r)
 		return NULL;
@@ -185,8 +193,6 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 	if (r->blob)
 		sfu_blob_put(r->blob);
 	sfu_fcache_put(r->fcache);
-	if (r->file)
-		fput(r->file);
 	kfree(r);
 }
 
@@ -194,6 +200,15 @@ static void sfu_region_release(struct kref *ref)
 {
 	struct sfu_region *r = container_of(ref, struct sfu_region, ref);
 
+	/*
+	 * The file goes now, in the task that unmapped it if it was not an
+	 * exit: a reference dropped from the RCU callback would often be the
+	 * file's last, and its release would wait for a kworker.  Lockless
+	 * readers never look at @r->file (sfu_mm_covers() compares device
+	 * and inode); only holders of a reference do.
+	 */
+	if (r->file)
+		fput(r->file);
 	/* Lockless readers may still hold the pointer: free after them. */
 	call_rcu(&r->rcu, sfu_region_free_rcu);
 }
@@ -532,17 +547,18 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
  * @smm: the registry
  * @r: the region; on success the registry owns the caller's reference
  * @overlap: what to do with regions that overlap @r
+ * @gfp: for the new map: GFP_KERNEL_ACCOUNT, or SFU_GFP_HOOK in the hook
  *
- * May sleep.  Callers adding regions for file mappings hold the mm's
- * mmap lock (read) and have checked that the mapping is still there, so
- * that an unmap cannot slip in between.
+ * Sleeps only if @gfp allows it.  Callers adding regions for file
+ * mappings hold the mm's mmap lock and have checked that the mapping is
+ * still there, so that an unmap cannot slip in between.
  *
  * Return: 0; -EEXIST for a refused overlap, -ENOENT if no JIT region starts
  * where SFU_OVERLAP_JIT_SAME_START wants one, -ENOSPC over the per-mm
  * limits, -ENOMEM.
  */
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
-		  enum sfu_overlap overlap)
+		  enum sfu_overlap overlap, gfp_t gfp)
 {
 	struct sfu_region *gone[SFU_CUT_BATCH];
 	struct sfu_map *old, *new;
@@ -555,7 +571,7 @@ again:
 	old = rcu_dereference(smm->map);
 	nr = old ? old->nr : 0;
 	rcu_read_unlock();
-	new = sfu_map_alloc(nr + 1, GFP_KERNEL_ACCOUNT);
+	new = sfu_map_alloc(nr + 1, gfp);
 	if (!new)
 		return -ENOMEM;
 
@@ -647,9 +663,11 @@ int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start)
 bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
 		   const struct file *file)
 {
+	const struct inode *inode = file_inode(file);
 	struct sfu_region *r = sfu_mm_region_at(smm, addr);
 
-	return r && r->file && file_inode(r->file) == file_inode(file);
+	return r && r->source != SFRAME_UNWIND_SRC_JIT &&
+	       r->dev == inode->i_sb->s_dev && r->ino == inode->i_ino;
 }
 
 /**

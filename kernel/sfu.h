@@ -60,6 +60,7 @@ enum sfu_stat {
 	SFU_STAT_HOOK_SKIPPED,		/* RT, a hook called non-preemptible */
 	SFU_STAT_FCACHE_HITS,		/* mappings given a cached index */
 	SFU_STAT_FAST_FRAMES,		/* perf/ftrace frames of the fast lane */
+	SFU_STAT_REGISTERED_NOW,	/* registrations in the mmap hook */
 	SFU_STAT_NR,
 };
 
@@ -146,7 +147,8 @@ struct sfu_region {
 	struct sfu_section sec;
 	struct sfu_blob *blob;		/* sidecar bytes, or NULL */
 	struct sfu_fcache *fcache;	/* lends @sec's index, or NULL */
-	struct file *file;		/* mapped file, or NULL (JIT) */
+	/* The mapped file, or NULL (JIT); only for holders of @ref. */
+	struct file *file;
 	dev_t dev;
 	unsigned long ino;
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
@@ -182,7 +184,13 @@ enum sfu_overlap {
 	SFU_OVERLAP_JIT_SAME_START,	/* replace the JIT region at start */
 };
 
-struct sfu_region *sfu_region_alloc(void);
+/*
+ * Allocations in the mmap hook: the mmap lock is held for writing and
+ * preemption may be off; a failure leaves the work to the task work.
+ */
+#define SFU_GFP_HOOK	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT)
+
+struct sfu_region *sfu_region_alloc(gfp_t gfp);
 void sfu_region_put(struct sfu_region *r);
 int sfu_blob_index(struct sfu_blob *blob);
 void sfu_blob_unindex(struct sfu_blob *blob);
@@ -203,7 +211,7 @@ void sfu_mm_exit(struct mm_struct *mm);
 int sfu_mem_charge(size_t bytes);
 void sfu_mem_uncharge(size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
-		  enum sfu_overlap overlap);
+		  enum sfu_overlap overlap, gfp_t gfp);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);
 void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 			 unsigned long end);
@@ -228,6 +236,7 @@ struct sfu_stamp {
 };
 
 int sfu_file_stamp(struct file *file, struct sfu_stamp *st);
+bool sfu_elf_register_now(struct vm_area_struct *vma);
 int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
 			 unsigned long addr);
 int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
@@ -246,6 +255,7 @@ struct sfu_fcache;
 
 bool sfu_fcache_enabled(void);
 struct sfu_fcache *sfu_fcache_get(struct file *file);
+struct sfu_fcache *sfu_fcache_get_now(struct file *file);
 const Elf64_Phdr *sfu_fcache_phdrs(const struct sfu_fcache *fc,
 				   unsigned int *phnum);
 struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,

@@ -240,8 +240,8 @@ static void sfu_region_corrupt(struct sfu_region *r, enum sfu_mem mode)
 		return;
 	snprintf(why, sizeof(why), "%s during a walk",
 		 r->sec.diag.what ?: "corrupt section");
-	sfu_refuse(r->file ? "mapped section" : "jit section", why,
-		   r->sec.diag.off, -EBADMSG);
+	sfu_refuse(r->source == SFRAME_UNWIND_SRC_JIT ? "jit section" :
+		   "mapped section", why, r->sec.diag.off, -EBADMSG);
 	if (current->mm) {
 		struct sfu_mm *smm;
 

@@ -34,7 +34,7 @@ struct reg_ctx {
 static struct sfu_region *reg_new(struct kunit *test, unsigned long start,
 				  unsigned long size, u8 source)
 {
-	struct sfu_region *r = sfu_region_alloc();
+	struct sfu_region *r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->start = start;
@@ -98,7 +98,7 @@ static void reg_insert(struct kunit *test, struct sfu_region *r,
 		       enum sfu_overlap overlap, int expect)
 {
 	struct reg_ctx *ctx = test->priv;
-	int ret = sfu_mm_insert(ctx->smm, r, overlap);
+	int ret = sfu_mm_insert(ctx->smm, r, overlap, GFP_KERNEL_ACCOUNT);
 
 	KUNIT_EXPECT_EQ(test, ret, expect);
 	if (ret)
@@ -300,14 +300,15 @@ static int reg_race_writer(void *arg)
 
 	for (i = 0; i < RACE_ROUNDS && !kthread_should_stop(); i++) {
 		unsigned int k = i % REG_NR;
-		struct sfu_region *r = sfu_region_alloc();
+		struct sfu_region *r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
 
 		if (!r)
 			break;
 		r->start = reg_start(k);
 		r->end = r->start + REG_SIZE - (i & 0xff);
 		r->source = SFRAME_UNWIND_SRC_ELF;
-		if (sfu_mm_insert(race->smm, r, SFU_OVERLAP_REPLACE))
+		if (sfu_mm_insert(race->smm, r, SFU_OVERLAP_REPLACE,
+				  GFP_KERNEL_ACCOUNT))
 			sfu_region_put(r);
 		if (i & 1)
 			sfu_mm_remove_range(race->smm, reg_start(k),

@@ -118,7 +118,7 @@ static int uw_setup(struct kunit *test, unsigned int sec_flags)
 	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)ctx->section,
 					   ctx->bytes, ctx->len), 0);
 
-	ctx->r = sfu_region_alloc();
+	ctx->r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->r);
 	ctx->r->start = UW_TEXT;
 	ctx->r->end = uw_func(UW_FUNCS);
@@ -130,7 +130,8 @@ static int uw_setup(struct kunit *test, unsigned int sec_flags)
 			!!(sec_flags & SFU_SEC_TABLE));
 	smm = sfu_mm_get(ctx->mm, current);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
-	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, ctx->r, SFU_OVERLAP_REFUSE),
+	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, ctx->r, SFU_OVERLAP_REFUSE,
+					    GFP_KERNEL_ACCOUNT),
 			0);
 	uw_write_stack(test, ctx);
 	return 0;

@@ -8,6 +8,10 @@
 #   - a copy in /tmp is another file: a new entry;
 #   - that copy rewritten in place with a corrupt section (same inode, a new
 #     version): the old entry is not used, the section is refused;
+#   - a cached library dlopen()ed by a process that has a registry is
+#     registered in the mmap hook (registered_at_mmap grows) and listed;
+#     rewritten in place, the hook leaves it to the task work, which
+#     refuses the new, corrupt section;
 #   - file_cache=0 empties the cache; programs still register, uncached;
 #   - memory_bytes comes back to where it was once the programs are gone
 #     (the cache is counted apart, in file_cache_bytes).
@@ -19,6 +23,7 @@
 param=/sys/module/sframe_unwind/parameters/file_cache
 out=/tmp/registry_filecache.out
 copy=/tmp/sfu_prog_copy
+libcopy=/tmp/libsfu_copy.so
 
 # run_prog PROG: start PROG lookup, leave its pid in $pid.
 run_prog() {
@@ -85,6 +90,41 @@ check "rewritten in place: its old entry is gone" \
 	[ "$(stat_of file_cache)" -eq "$n1" ]
 stop "$pid"
 rm -f "$copy"
+
+# dlopen_lib PATH: start sfu_prog dlopen PATH, leave its pid in $pid.
+dlopen_lib() {
+	pid=
+	start "$out" "$bin/sfu_prog" dlopen "$1" || return 1
+	pid=$started
+}
+
+# The hook also registers libsfu_a.so (cached), which ld.so maps once the
+# program is registered: each run is compared with the first, whose
+# dlopen()ed library was not cached yet.
+cp "$lib/libsfu_b.so" "$libcopy"
+m0=$(stat_of registered_at_mmap)
+dlopen_lib "$libcopy" || not_ok "sfu_prog dlopens a library"
+m1=$(stat_of registered_at_mmap)
+check "first dlopen: listed as elf" listed_as "$pid" "$libcopy" elf
+stop "$pid"
+dlopen_lib "$libcopy" || not_ok "sfu_prog dlopens it again"
+m2=$(stat_of registered_at_mmap)
+check "second dlopen: one more registered in the mmap hook ($((m1 - m0)), then $((m2 - m1)))" \
+	[ "$((m2 - m1))" -eq "$((m1 - m0 + 1))" ]
+check "second dlopen: listed as elf" listed_as "$pid" "$libcopy" elf
+check "second dlopen: the library called" grep -q '^called ' "$out"
+stop "$pid"
+r0=$(stat_of refused)
+cat "$lib/libsfu_bad_nfdes.so" > "$libcopy"
+dlopen_lib "$libcopy" || not_ok "sfu_prog dlopens the rewritten library"
+m3=$(stat_of registered_at_mmap)
+check "rewritten library: not registered in the hook ($((m3 - m2)))" \
+	[ "$((m3 - m2))" -eq "$((m1 - m0))" ]
+check "rewritten library: not listed" [ "$(listed "$pid" "$libcopy")" -eq 0 ]
+check "rewritten library: its corrupt section is refused" \
+	[ "$(stat_of refused)" -gt "$r0" ]
+stop "$pid"
+rm -f "$libcopy"
 
 echo 0 > "$param"
 check "file_cache=0: no entry left" [ "$(stat_of file_cache)" -eq 0 ]
