@@ -580,6 +580,8 @@ for t in $tests; do
 	# Twenty-seven timed perf recordings and three with dwarf stacks,
 	# each dumped raw, under TCG.
 	bench_walk.sh) echo "$t 1800" ;;
+	# Per round about 10 s of exec and dlopen loops in each state.
+	bench_exec.sh) echo "$t $((${BENCH_ROUNDS:-5} * 30 + 60))" ;;
 	# STRESS_SECONDS of load, then the wait for every loop.
 	stress.sh) echo "$t $((${STRESS_SECONDS:-45} * 2 + 330))" ;;
 	*) echo "$t" ;;
