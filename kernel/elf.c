@@ -394,6 +394,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 
 	if (elf->cached) {
 		sfu_fcache_lend(r, elf->cached, bias);
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 		return 0;
 	}
 	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
@@ -598,6 +599,7 @@ bool sfu_elf_register_now(struct vm_area_struct *vma)
 	/* A section read where it is mapped wants its pages faulted in. */
 	if (r->sec.table &&
 	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 		sfu_stat_inc(SFU_STAT_REGISTERED_NOW);
 		r = NULL;	/* the registry's now */
 		done = true;

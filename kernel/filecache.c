@@ -24,10 +24,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/list.h>
+#include <linux/magic.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
@@ -204,10 +204,8 @@ static struct sfu_fcache *sfu_fcache_lookup(const struct inode *inode,
 		   !kref_get_unless_zero(&fc->ref)))
 		fc = NULL;
 	rcu_read_unlock();
-	if (fc) {
+	if (fc)
 		WRITE_ONCE(fc->used, true);
-		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
-	}
 	return fc;
 }
 
@@ -248,14 +246,27 @@ struct sfu_fcache *sfu_fcache_get(struct file *file)
 	return fc;
 }
 
+/*
+ * Does an inode of @sb hold what stat() gives?  Yes on local file systems:
+ * those on a block device (but FUSE's, whose attributes are cached for a
+ * time) and those in memory.  Not on network ones (NFS, 9p, CIFS), whose
+ * getattr may ask the server for newer attributes.
+ */
+static bool sfu_fcache_local(const struct super_block *sb)
+{
+	if (sb->s_magic == FUSE_SUPER_MAGIC)
+		return false;
+	return (sb->s_type->fs_flags & FS_REQUIRES_DEV) ||
+	       sb->s_magic == TMPFS_MAGIC || sb->s_magic == RAMFS_MAGIC;
+}
+
 /**
  * sfu_fcache_get_now() - the cache entry of a file, without sleeping
  * @file: the mapped file
  *
  * For the mmap hook.  The version is read from the inode, which is what
- * stat() gives on a file system that does not revalidate its dentries
- * (revalidating ones, such as NFS or FUSE, may hold stale attributes
- * there: for them this gives nothing, and sfu_fcache_get() decides).
+ * stat() gives on a local file system; elsewhere this gives nothing, and
+ * sfu_fcache_get() decides.
  *
  * Return: a reference to the entry, or NULL.
  */
@@ -264,8 +275,7 @@ struct sfu_fcache *sfu_fcache_get_now(struct file *file)
 	struct inode *inode = file_inode(file);
 	struct sfu_stamp st;
 
-	if (!sfu_fcache_enabled() ||
-	    (file->f_path.dentry->d_flags & DCACHE_OP_REVALIDATE))
+	if (!sfu_fcache_enabled() || !sfu_fcache_local(inode->i_sb))
 		return NULL;
 	st.size = i_size_read(inode);
 	st.mtime = sfu_inode_mtime(inode);
@@ -317,6 +327,8 @@ static struct sfu_fcache *sfu_fcache_new(struct file *file,
 	    !sfu_fcache_charge(bytes))
 		goto free_fc;
 	kref_init(&fc->ref);
+	/* New, so not the first to go at the next trim. */
+	fc->used = true;
 	fc->phnum = phnum;
 	fc->bytes = bytes;
 	fc->dev = inode->i_sb->s_dev;

@@ -377,6 +377,9 @@ teardown_deferred:
 	sfu_deferred_teardown();
 exit_registry:
 	sfu_registry_exit();
+	/* Hooks that ran before the failure may have made both. */
+	sfu_sidecar_exit();
+	sfu_fcache_exit();
 	return ret;
 }
 
