@@ -567,6 +567,7 @@ bool sfu_elf_register_now(struct vm_area_struct *vma)
 	struct sfu_region *r;
 	struct sfu_elf elf;
 	struct sfu_mm *smm;
+	unsigned long bias;
 	bool done = false;
 
 	if (!S_ISREG(file_inode(v.file)->i_mode))
@@ -591,11 +592,11 @@ bool sfu_elf_register_now(struct vm_area_struct *vma)
 		done = true;
 		goto put_elf;
 	}
-	r = sfu_region_new(&v, text, sfu_vma_bias(&v, text),
-			   SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
+	bias = sfu_vma_bias(&v, text);
+	r = sfu_region_new(&v, text, bias, SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
 	if (IS_ERR(r))
 		goto put_elf;
-	sfu_fcache_lend(r, elf.cached, sfu_vma_bias(&v, text));
+	sfu_fcache_lend(r, elf.cached, bias);
 	/* A section read where it is mapped wants its pages faulted in. */
 	if (r->sec.table &&
 	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
