@@ -66,17 +66,21 @@ static inline struct timespec64 sfu_inode_ctime(const struct inode *inode)
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 
+/* s390 passes the first five arguments in r2 to r6. */
+#define SFU_S390_ARG_REG0	2
+
 /*
- * The first argument of a probed function.  s390's
+ * Argument @n (from 0; at most the fifth) of a probed function.  s390's
  * regs_get_kernel_argument() calls regs_get_register(), which 6.1 does
- * not export; the argument is in r2.
+ * not export.
  */
-static inline unsigned long sfu_kprobe_arg0(struct pt_regs *regs)
+static inline unsigned long sfu_kprobe_arg(struct pt_regs *regs,
+					   unsigned int n)
 {
 #ifdef CONFIG_S390
-	return regs->gprs[2];
+	return regs->gprs[SFU_S390_ARG_REG0 + n];
 #else
-	return regs_get_kernel_argument(regs, 0);
+	return regs_get_kernel_argument(regs, n);
 #endif
 }
 
@@ -113,7 +117,7 @@ static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
 #endif
 
 /*
- * The first argument of a function an ftrace ops watches (without
+ * Argument @n (at most the fifth) of a function an ftrace ops watches (without
  * changing where it goes): from the saved pt_regs with WITH_REGS, through
  * the ftrace_regs accessor with only WITH_ARGS.  These ops cannot recurse
  * (hooks.c): without FTRACE_OPS_FL_RECURSION ftrace calls them directly,
@@ -122,19 +126,51 @@ static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
 #define SFU_FTRACE_ARG_FLAGS	FTRACE_OPS_FL_SAVE_REGS
 
-static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
+static __always_inline unsigned long sfu_ftrace_arg(struct ftrace_regs *fregs,
+						    unsigned int n)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 
-	return regs ? sfu_kprobe_arg0(regs) : 0;
+	return regs ? sfu_kprobe_arg(regs, n) : 0;
 }
 #else
 #define SFU_FTRACE_ARG_FLAGS	0
 
-static __always_inline unsigned long sfu_ftrace_arg0(struct ftrace_regs *fregs)
+static __always_inline unsigned long sfu_ftrace_arg(struct ftrace_regs *fregs,
+						    unsigned int n)
 {
-	return ftrace_regs_get_argument(fregs, 0);
+	return ftrace_regs_get_argument(fregs, n);
 }
 #endif
+
+/*
+ * unmap_vmas(), which munmap(), MAP_FIXED, mremap() and exit_mmap() call
+ * for the range they take away: its first VMA, start and end are its
+ * third to fifth arguments, but its prototype changes often (6.1 takes a
+ * maple tree, 6.12 a maple state and two more arguments, later kernels a
+ * descriptor).  The unmap hook is built for the prototypes checked here;
+ * on other kernels the module learns of unmaps through an mmu notifier.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define SFU_HAVE_UNMAP_HOOK	1
+typedef void (*sfu_unmap_vmas_t)(struct mmu_gather *tlb,
+				 struct maple_tree *mt,
+				 struct vm_area_struct *start_vma,
+				 unsigned long start, unsigned long end);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define SFU_HAVE_UNMAP_HOOK	1
+typedef void (*sfu_unmap_vmas_t)(struct mmu_gather *tlb,
+				 struct ma_state *mas,
+				 struct vm_area_struct *start_vma,
+				 unsigned long start, unsigned long end,
+				 unsigned long tree_end, bool mm_wr_locked);
+#else
+#define SFU_HAVE_UNMAP_HOOK	0
+#endif
+#define SFU_UNMAP_ARG_VMA	2
+#define SFU_UNMAP_ARG_START	3
+#define SFU_UNMAP_ARG_END	4
 
 #endif /* _SFU_COMPAT_H */

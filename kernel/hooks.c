@@ -16,14 +16,19 @@
  *   in the parent once the child's mm is copied, snapshots the parent's
  *   regions; a task work in the child inserts those still mapped before
  *   the child first runs in user space.
- * - Unmap: the mmu notifier of each registry (registry.c).
+ * - Unmap: an ftrace hook on unmap_vmas(), which munmap(), MAP_FIXED,
+ *   mremap() and brk() call with the range they take away (the range an
+ *   mmu notifier would be told of, from the same place), drops the
+ *   regions there.
  * - Exit (and exec, which drops the old mm): an ftrace hook on
- *   exit_mmap() drops the mm's registry, and with it the module's mmu
- *   notifier, before the kernel releases the mm's notifiers.  A notifier
- *   still there at that point costs the exiting task an SRCU grace period
- *   (mmu_notifier_release() waits for one), milliseconds per process.  On
- *   a kernel where exit_mmap() cannot be traced the notifier's release
- *   callback does the same work, at that cost.
+ *   exit_mmap() drops the mm's registry.
+ * - Where these two cannot serve (PREEMPT_RT, where a hook may be unable
+ *   to run; a kernel whose unmap_vmas() prototype compat.h does not know;
+ *   a function ftrace cannot hook), each registry carries an mmu notifier
+ *   for both (registry.c).  The exit hook then still drops the registry,
+ *   and the notifier with it, before the kernel releases the mm's
+ *   notifiers: a notifier still there at that point costs the exiting
+ *   task an SRCU grace period, milliseconds per process.
  * - Processes that were running at load time, and mappings of a file
  *   that gets a sidecar: scanned (scan.c).
  *
@@ -50,6 +55,7 @@
 #define SFU_MMAP_SYMBOL		"perf_event_mmap"
 #define SFU_FORK_SYMBOL		"perf_event_fork"
 #define SFU_EXIT_SYMBOL		"exit_mmap"
+#define SFU_UNMAP_SYMBOL	"unmap_vmas"
 /* How often unload looks whether the hooks under way have left. */
 #define SFU_HOOKS_DRAIN_MS	1
 
@@ -143,7 +149,7 @@ static void notrace sfu_mmap_hook(unsigned long ip, unsigned long parent_ip,
 {
 	if (!sfu_hook_enter())
 		return;
-	sfu_mmap_seen((struct vm_area_struct *)sfu_ftrace_arg0(fregs));
+	sfu_mmap_seen((struct vm_area_struct *)sfu_ftrace_arg(fregs, 0));
 	sfu_hook_leave();
 }
 
@@ -254,7 +260,7 @@ static void notrace sfu_fork_hook(unsigned long ip, unsigned long parent_ip,
 {
 	if (!sfu_hook_enter())
 		return;
-	sfu_fork_seen(current, (struct task_struct *)sfu_ftrace_arg0(fregs));
+	sfu_fork_seen(current, (struct task_struct *)sfu_ftrace_arg(fregs, 0));
 	sfu_hook_leave();
 }
 
@@ -276,7 +282,7 @@ static void notrace sfu_exit_mmap_hook(unsigned long ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
 {
-	struct mm_struct *mm = (struct mm_struct *)sfu_ftrace_arg0(fregs);
+	struct mm_struct *mm = (struct mm_struct *)sfu_ftrace_arg(fregs, 0);
 
 	if (!mm || !sfu_hook_enter())
 		return;
@@ -294,6 +300,53 @@ static struct sfu_fhook sfu_exit_fhook = {
 		.flags = SFU_FTRACE_ARG_FLAGS,
 	},
 };
+
+#if SFU_HAVE_UNMAP_HOOK
+/* unmap_vmas(tlb, tree, vma, start, end, ...): in the mm's unmapping task. */
+static void notrace sfu_unmap_hook(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *ops,
+				   struct ftrace_regs *fregs)
+{
+	struct vm_area_struct *vma;
+
+	vma = (struct vm_area_struct *)sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_VMA);
+	if (!vma || !sfu_hook_enter())
+		return;
+	sfu_mm_unmapped(vma->vm_mm, sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_START),
+			sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_END));
+	sfu_hook_leave();
+}
+
+/* The hook reads unmap_vmas()'s arguments by compat.h's prototype. */
+static_assert(__same_type(&unmap_vmas, sfu_unmap_vmas_t));
+#endif
+
+static struct sfu_fhook sfu_unmap_fhook = {
+	.name = SFU_UNMAP_SYMBOL,
+	.ops = {
+#if SFU_HAVE_UNMAP_HOOK
+		.func = sfu_unmap_hook,
+#endif
+		.flags = SFU_FTRACE_ARG_FLAGS,
+	},
+};
+
+/* Is the hook on unmap_vmas() there to keep registries exact? */
+static bool sfu_unmap_hook_wanted(void)
+{
+	return SFU_HAVE_UNMAP_HOOK && !IS_ENABLED(CONFIG_PREEMPT_RT);
+}
+
+/**
+ * sfu_hooks_see_unmaps() - do the hooks see every unmap and every exit?
+ *
+ * Return: true if the unmap and exit hooks are on, never skipped, so that
+ * new registries need no mmu notifier.
+ */
+bool sfu_hooks_see_unmaps(void)
+{
+	return READ_ONCE(sfu_unmap_fhook.on) && READ_ONCE(sfu_exit_fhook.on);
+}
 
 /**
  * sfu_ftrace_filter() - make @ops watch the function @symbol, and it alone
@@ -338,7 +391,7 @@ static int sfu_fhook_on(struct sfu_fhook *h)
 		ftrace_free_filter(&h->ops);
 		return ret;
 	}
-	h->on = true;
+	WRITE_ONCE(h->on, true);
 	return 0;
 }
 
@@ -349,7 +402,7 @@ static void sfu_fhook_off(struct sfu_fhook *h)
 		return;
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
-	h->on = false;
+	WRITE_ONCE(h->on, false);
 }
 
 /**
@@ -362,11 +415,22 @@ int sfu_hooks_init(void)
 {
 	int ret;
 
+	/* Unmaps and exits first: registries made from here on need them. */
+	ret = sfu_fhook_on(&sfu_exit_fhook);
+	if (ret)
+		pr_info("%s() not traceable (%d): each exit with SFrame waits for an SRCU grace period\n",
+			SFU_EXIT_SYMBOL, ret);
+	if (!ret && sfu_unmap_hook_wanted()) {
+		ret = sfu_fhook_on(&sfu_unmap_fhook);
+		if (ret)
+			pr_info("%s() not traceable (%d): unmaps tracked by an mmu notifier\n",
+				SFU_UNMAP_SYMBOL, ret);
+	}
 	ret = sfu_fhook_on(&sfu_fork_fhook);
 	if (ret) {
 		pr_err("kernel not supported: cannot hook %s() (%d)\n",
 		       SFU_FORK_SYMBOL, ret);
-		return ret;
+		goto unhook_exit;
 	}
 	ret = sfu_fhook_on(&sfu_mmap_fhook);
 	if (ret) {
@@ -374,14 +438,13 @@ int sfu_hooks_init(void)
 		       SFU_MMAP_SYMBOL, ret);
 		goto unhook_fork;
 	}
-	ret = sfu_fhook_on(&sfu_exit_fhook);
-	if (ret)
-		pr_info("%s() not traceable (%d): each exit with SFrame waits for an SRCU grace period\n",
-			SFU_EXIT_SYMBOL, ret);
 	return 0;
 
 unhook_fork:
 	sfu_fhook_off(&sfu_fork_fhook);
+unhook_exit:
+	sfu_fhook_off(&sfu_unmap_fhook);
+	sfu_fhook_off(&sfu_exit_fhook);
 	return ret;
 }
 
@@ -395,9 +458,10 @@ unhook_fork:
  */
 void sfu_hooks_exit(void)
 {
-	sfu_fhook_off(&sfu_exit_fhook);
 	sfu_fhook_off(&sfu_mmap_fhook);
 	sfu_fhook_off(&sfu_fork_fhook);
+	sfu_fhook_off(&sfu_unmap_fhook);
+	sfu_fhook_off(&sfu_exit_fhook);
 	while (atomic_read(&sfu_hooks_busy))
 		msleep(SFU_HOOKS_DRAIN_MS);
 	synchronize_rcu_tasks();

@@ -4,8 +4,9 @@
  *
  * Every mm with registered sections has a struct sfu_mm, found by mm
  * pointer in a hash (lockless under RCU, so the unwinder can look it up in
- * any context) and tied to the mm's life by an mmu notifier: munmap tells
- * it which text went away, exit_mmap() releases it.
+ * any context) and tied to the mm's life: the hooks on unmap_vmas() and
+ * exit_mmap() (or, where they cannot serve, an mmu notifier) tell it
+ * which text went away and when the mm goes.
  *
  * An sfu_mm holds a sorted array of regions (struct sfu_map) that writers
  * replace as a whole under sfu_mm.lock and readers use under RCU, so a
@@ -14,9 +15,10 @@
  * child, and a reader that must sleep (the faulting unwinder) takes a
  * reference.
  *
- * The notifier's callbacks may run in reclaim, so nothing they call
- * allocates with reclaim or takes a lock that is held around such an
- * allocation: writers allocate first and take the spinlock after.
+ * The unmap callbacks may run in reclaim (the notifier's) or with the
+ * mmap lock held (the hook's), so nothing they call allocates with
+ * reclaim or takes a lock that is held around such an allocation:
+ * writers allocate first and take the spinlock after.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -71,6 +73,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_FCACHE_HITS]		= "file_cache_hits",
 	[SFU_STAT_FAST_FRAMES]		= "fast_frames",
 	[SFU_STAT_REGISTERED_NOW]	= "registered_at_mmap",
+	[SFU_STAT_MM_NOTIFIED]		= "mms_notified",
 };
 
 void sfu_stat_inc(enum sfu_stat stat)
@@ -504,8 +507,8 @@ static void sfu_put_regions(struct sfu_region **gone, unsigned int n)
  * @start: first address
  * @end: one past the last
  *
- * Never sleeps and never allocates with reclaim (the mmu notifier calls
- * it).
+ * Never sleeps and never allocates with reclaim (the unmap hook and the
+ * mmu notifier call it).
  */
 void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 				unsigned long end)
@@ -748,7 +751,19 @@ struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc)
 	return r;
 }
 
-/* ---- per-mm life, through the mmu notifier */
+/*
+ * ---- per-mm life
+ *
+ * A registry is tied to its mm in one of two ways.  Where the hooks see
+ * every unmap and every exit_mmap() (sfu_hooks_see_unmaps()), it holds
+ * an mm_count reference (mmgrab()), so that no other mm can take its
+ * address while it is in the hash, and the exit hook takes it down.
+ * Elsewhere (PREEMPT_RT, where a hook may find itself unable to run, and
+ * kernels whose unmap_vmas() the hook was not built for) an mmu notifier
+ * reports unmaps and the release of the mm.  A notifier costs every
+ * invalidation of the mm an SRCU read section and an indirect call, and
+ * its registration takes mm_take_all_locks(): the hooks cost less.
+ */
 
 static struct mmu_notifier *sfu_mn_alloc(struct mm_struct *mm)
 {
@@ -758,9 +773,11 @@ static struct mmu_notifier *sfu_mn_alloc(struct mm_struct *mm)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&smm->lock);
 	smm->mm = mm;
+	smm->notified = true;
 	return &smm->mn;
 }
 
+/* Both ties free the registry after RCU, through the notifier's head. */
 static void sfu_mm_free_rcu(struct rcu_head *rcu)
 {
 	struct sfu_mm *smm = container_of(rcu, struct sfu_mm, mn.rcu);
@@ -798,33 +815,48 @@ static void sfu_mm_clear(struct sfu_mm *smm)
 	call_rcu(&map->rcu, sfu_map_release_rcu);
 }
 
-/* Take @smm out of the hash.  Caller holds sfu_mms_lock. */
-static void sfu_mm_unhash_locked(struct sfu_mm *smm)
+/*
+ * Take @smm out of the hash and drop its regions.  Caller holds
+ * sfu_mms_lock, so that module unload, which takes the rest down under
+ * the same lock and then waits for the notifiers' frees, never misses a
+ * notifier put that is still to come; the caller then calls
+ * sfu_mm_untie() outside the lock.
+ */
+static void sfu_mm_takedown_locked(struct sfu_mm *smm)
 {
 	hash_del_rcu(&smm->node);
 	smm->hashed = false;
 	atomic_long_dec(&sfu_nr_mms);
+	sfu_mm_clear(smm);
+	if (smm->notified)
+		mmu_notifier_put(&smm->mn);
 }
 
 /*
- * Take @smm down: out of the hash, regions dropped, notifier reference
- * put.  All under sfu_mms_lock, so that module unload, which takes the
- * rest down under the same lock and then waits for the notifiers' frees,
- * never misses a put that is still to come.  Return: whether this call
- * took it down.
+ * Let go of the mm of a registry that sfu_mm_takedown_locked() took down
+ * (or that never made it into the hash), and free the registry after
+ * RCU.  Process context: the mm_count reference may be the last.
  */
+static void sfu_mm_untie(struct sfu_mm *smm)
+{
+	if (smm->notified)
+		return;
+	mmdrop(smm->mm);
+	call_rcu(&smm->mn.rcu, sfu_mm_free_rcu);
+}
+
+/* Take @smm down.  Return: whether this call took it down. */
 static bool sfu_mm_kill(struct sfu_mm *smm)
 {
 	bool killed;
 
 	spin_lock(&sfu_mms_lock);
 	killed = smm->hashed;
-	if (killed) {
-		sfu_mm_unhash_locked(smm);
-		sfu_mm_clear(smm);
-		mmu_notifier_put(&smm->mn);
-	}
+	if (killed)
+		sfu_mm_takedown_locked(smm);
 	spin_unlock(&sfu_mms_lock);
+	if (killed)
+		sfu_mm_untie(smm);
 	return killed;
 }
 
@@ -838,9 +870,9 @@ static void sfu_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
  * sfu_mm_exit() - drop the registry of an mm that is being torn down
  * @mm: the mm, in exit_mmap(): no task uses it any more
  *
- * Takes the module's mmu notifier off @mm before exit_mmap() releases the
- * notifiers, so that the release finds none of ours and does not wait for
- * an SRCU grace period.  Any context that may take a spinlock.
+ * Runs before exit_mmap() releases the mm's notifiers: a registry tied by
+ * a notifier is off the mm by then, so that the release finds none of
+ * ours and does not wait for an SRCU grace period.  Process context.
  */
 void sfu_mm_exit(struct mm_struct *mm)
 {
@@ -849,8 +881,29 @@ void sfu_mm_exit(struct mm_struct *mm)
 	/* Under RCU: a concurrent unload cannot free @smm under us. */
 	rcu_read_lock();
 	smm = sfu_mm_find(mm);
+	/* The mm's own reference keeps sfu_mm_untie()'s mmdrop() not last. */
 	if (smm && sfu_mm_kill(smm))
 		sfu_stat_inc(SFU_STAT_MM_EXITED);
+	rcu_read_unlock();
+}
+
+/**
+ * sfu_mm_unmapped() - drop the regions of a range that is being unmapped
+ * @mm: the mm
+ * @start: first address
+ * @end: one past the last
+ *
+ * Called by the unmap hook, with the mmap lock held.  Never sleeps.
+ */
+void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
+		     unsigned long end)
+{
+	struct sfu_mm *smm;
+
+	rcu_read_lock();
+	smm = sfu_mm_find(mm);
+	if (smm && !smm->notified)
+		sfu_mm_remove_range(smm, start, end);
 	rcu_read_unlock();
 }
 
@@ -873,49 +926,90 @@ static const struct mmu_notifier_ops sfu_mn_ops = {
 	.free_notifier = sfu_mn_free,
 };
 
+/* A registry tied to @mm by the hooks, not yet in the hash. */
+static struct sfu_mm *sfu_mm_new(struct mm_struct *mm)
+{
+	struct sfu_mm *smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
+
+	if (!smm)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&smm->lock);
+	smm->mm = mm;
+	mmgrab(mm);
+	return smm;
+}
+
+/* A registry tied to @mm by the notifier: new, or another thread's. */
+static struct sfu_mm *sfu_mm_new_notified(struct mm_struct *mm)
+{
+	struct mmu_notifier *mn = mmu_notifier_get(&sfu_mn_ops, mm);
+
+	return IS_ERR(mn) ? ERR_CAST(mn) : container_of(mn, struct sfu_mm, mn);
+}
+
+/*
+ * Put @smm, made for @owner's mm, in the hash unless the mm has a
+ * registry there already.  Return: the registry in the hash, or
+ * ERR_PTR(-ESHUTDOWN) once unload has begun.
+ */
+static struct sfu_mm *sfu_mm_hash(struct sfu_mm *smm,
+				  struct task_struct *owner)
+{
+	struct sfu_mm *found;
+
+	spin_lock(&sfu_mms_lock);
+	rcu_read_lock();
+	found = sfu_mm_find(smm->mm);
+	rcu_read_unlock();
+	if (sfu_registry_closed) {
+		found = ERR_PTR(-ESHUTDOWN);
+	} else if (!found) {
+		smm->tgid = task_tgid_nr(owner);
+		get_task_comm(smm->comm, owner);
+		hash_add_rcu(sfu_mms, &smm->node, (unsigned long)smm->mm);
+		smm->hashed = true;
+		atomic_long_inc(&sfu_nr_mms);
+		found = smm;
+	}
+	spin_unlock(&sfu_mms_lock);
+	if (found == smm) {
+		if (smm->notified)
+			sfu_stat_inc(SFU_STAT_MM_NOTIFIED);
+		return smm;
+	}
+	/* Ours is not needed: another thread made one (or the same one). */
+	if (smm->notified) {
+		mmu_notifier_put(&smm->mn);
+	} else {
+		mmdrop(smm->mm);
+		kfree(smm);
+	}
+	return found;
+}
+
 /**
  * sfu_mm_get() - the registry of @mm, created if need be
  * @mm: an mm the caller holds a user reference to (mmget)
  * @owner: a task using @mm, named in listings
  *
- * May sleep: creation takes the mm's mmap lock for writing, so callers
- * must not hold it.
+ * May sleep: a registry tied by an mmu notifier takes the mm's mmap lock
+ * for writing as it is made, so callers must not hold it.
  *
  * Return: the registry, valid while the mm has users, or an ERR_PTR.
  */
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner)
 {
-	struct mmu_notifier *mn;
 	struct sfu_mm *smm;
-	bool extra = false;
 
 	rcu_read_lock();
 	smm = sfu_mm_find(mm);
 	rcu_read_unlock();
 	if (smm)
 		return smm;
-
-	mn = mmu_notifier_get(&sfu_mn_ops, mm);
-	if (IS_ERR(mn))
-		return ERR_CAST(mn);
-	smm = container_of(mn, struct sfu_mm, mn);
-	spin_lock(&sfu_mms_lock);
-	if (sfu_registry_closed) {
-		extra = true;
-		smm = ERR_PTR(-ESHUTDOWN);
-	} else if (smm->hashed) {
-		extra = true;	/* another thread made it first */
-	} else {
-		smm->tgid = task_tgid_nr(owner);
-		get_task_comm(smm->comm, owner);
-		hash_add_rcu(sfu_mms, &smm->node, (unsigned long)mm);
-		smm->hashed = true;
-		atomic_long_inc(&sfu_nr_mms);
-	}
-	spin_unlock(&sfu_mms_lock);
-	if (extra)
-		mmu_notifier_put(mn);
-	return smm;
+	smm = sfu_hooks_see_unmaps() ? sfu_mm_new(mm) : sfu_mm_new_notified(mm);
+	if (IS_ERR(smm))
+		return smm;
+	return sfu_mm_hash(smm, owner);
 }
 
 /**
@@ -941,21 +1035,36 @@ int sfu_registry_init(void)
 	return 0;
 }
 
+/* The first registry in the hash, or NULL.  Caller holds sfu_mms_lock. */
+static struct sfu_mm *sfu_mm_first_locked(void)
+{
+	struct sfu_mm *smm, *first = NULL;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(sfu_mms, bkt, smm, node) {
+		first = smm;
+		break;
+	}
+	rcu_read_unlock();
+	return first;
+}
+
 /* Take the registries down: no process keeps a pointer into us. */
 void sfu_registry_exit(void)
 {
 	struct sfu_mm *smm;
-	struct hlist_node *tmp;
-	int bkt;
 
-	spin_lock(&sfu_mms_lock);
-	sfu_registry_closed = true;
-	hash_for_each_safe(sfu_mms, bkt, tmp, smm, node) {
-		sfu_mm_unhash_locked(smm);
-		sfu_mm_clear(smm);
-		mmu_notifier_put(&smm->mn);
-	}
-	spin_unlock(&sfu_mms_lock);
+	do {
+		spin_lock(&sfu_mms_lock);
+		sfu_registry_closed = true;
+		smm = sfu_mm_first_locked();
+		if (smm)
+			sfu_mm_takedown_locked(smm);
+		spin_unlock(&sfu_mms_lock);
+		if (smm)
+			sfu_mm_untie(smm);
+	} while (smm);
 	/* Every free_notifier callback has run: no callback into us left. */
 	mmu_notifier_synchronize();
 	/*

@@ -61,6 +61,7 @@ enum sfu_stat {
 	SFU_STAT_FCACHE_HITS,		/* mappings given a cached index */
 	SFU_STAT_FAST_FRAMES,		/* perf/ftrace frames of the fast lane */
 	SFU_STAT_REGISTERED_NOW,	/* registrations in the mmap hook */
+	SFU_STAT_MM_NOTIFIED,		/* registries tied by an mmu notifier */
 	SFU_STAT_NR,
 };
 
@@ -166,15 +167,16 @@ struct sfu_map {
 
 /* Per-mm registry, found by mm through a hash; lives until the mm exits. */
 struct sfu_mm {
-	struct mmu_notifier mn;
+	struct mmu_notifier mn;		/* if @notified; its rcu head always */
 	struct hlist_node node;		/* sfu_mms, under sfu_mms_lock */
-	struct mm_struct *mm;		/* the key; no reference held */
+	struct mm_struct *mm;		/* the key; mmgrab()bed if !@notified */
 	spinlock_t lock;		/* serialises changes of @map */
 	struct sfu_map __rcu *map;
 	size_t bytes;			/* under @lock */
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	bool hashed;			/* under sfu_mms_lock */
+	bool notified;			/* tied to @mm by @mn, not the hooks */
 };
 
 /* How sfu_mm_insert() treats regions that overlap the new one. */
@@ -208,6 +210,8 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
 void sfu_mm_exit(struct mm_struct *mm);
+void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
+		     unsigned long end);
 int sfu_mem_charge(size_t bytes);
 void sfu_mem_uncharge(size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
@@ -280,6 +284,7 @@ bool sfu_redirect_active(const char *symbol);
 /* ---- hooks (hooks.c) */
 int sfu_hooks_init(void);
 void sfu_hooks_exit(void);
+bool sfu_hooks_see_unmaps(void);
 int sfu_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 void sfu_scan_all(void);
 void sfu_scan_file(const struct inode *inode);

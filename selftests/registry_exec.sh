@@ -7,8 +7,10 @@
 # file must give a rule for a function of each and an error for an
 # anonymous mapping, and its entries must go when it exits: dropped at
 # exit_mmap() by the module's exit hook, not later by the mmu notifier's
-# release (which would cost the exit an SRCU grace period).  A device
-# mapped executable is skipped, not read.
+# release (which would cost the exit an SRCU grace period).  On 6.1 and
+# 6.12 without PREEMPT_RT the registry has no mmu notifier at all (the
+# unmap and exit hooks serve); on PREEMPT_RT it has one.  A device mapped
+# executable is skipped, not read.
 # shellcheck disable=SC2317  # functions run through check()
 
 # shellcheck source=selftests/registry/lib.sh
@@ -23,6 +25,7 @@ out=/tmp/registry_exec.out
 lookups0=$(stat_of lookups)
 exited0=$(stat_of mm_exited)
 released0=$(stat_of mm_released)
+notified0=$(stat_of mms_notified)
 
 if ! start "$out" "$bin/sfu_prog" lookup; then
 	not_ok "sfu_prog lookup starts"
@@ -55,6 +58,20 @@ check "its registry went at exit_mmap (mm_exited $exited0 -> $exited1)" \
 	[ "$exited1" -gt "$exited0" ]
 check "not through the notifier's release (mm_released $released0 -> $released1)" \
 	[ "$released1" -eq "$released0" ]
+notified1=$(stat_of mms_notified)
+case "$(uname -v)/$(uname -r)" in
+*PREEMPT_RT*)
+	check "PREEMPT_RT: tied by an mmu notifier (mms_notified $notified0 -> $notified1)" \
+		[ "$notified1" -gt "$notified0" ]
+	;;
+*/6.1.* | */6.12.*)
+	check "tied by the hooks, no mmu notifier (mms_notified $notified0 -> $notified1)" \
+		[ "$notified1" -eq "$notified0" ]
+	;;
+*)
+	skip "registry tie" "kernel $(uname -r): compat.h knows no unmap hook for it"
+	;;
+esac
 
 # A character device mapped executable is not read as an ELF file.
 special0=$(stat_of not_regular)
