@@ -338,17 +338,6 @@ static bool sfu_unmap_hook_wanted(void)
 }
 
 /**
- * sfu_hooks_see_unmaps() - do the hooks see every unmap and every exit?
- *
- * Return: true if the unmap and exit hooks are on, never skipped, so that
- * new registries need no mmu notifier.
- */
-bool sfu_hooks_see_unmaps(void)
-{
-	return READ_ONCE(sfu_unmap_fhook.on) && READ_ONCE(sfu_exit_fhook.on);
-}
-
-/**
  * sfu_ftrace_filter() - make @ops watch the function @symbol, and it alone
  * @ops: an ftrace ops not registered yet
  * @symbol: the function
@@ -425,6 +414,8 @@ int sfu_hooks_init(void)
 		if (ret)
 			pr_info("%s() not traceable (%d): unmaps tracked by an mmu notifier\n",
 				SFU_UNMAP_SYMBOL, ret);
+		else
+			sfu_registry_use_hooks(true);
 	}
 	ret = sfu_fhook_on(&sfu_fork_fhook);
 	if (ret) {
@@ -443,13 +434,18 @@ int sfu_hooks_init(void)
 unhook_fork:
 	sfu_fhook_off(&sfu_fork_fhook);
 unhook_exit:
+	sfu_registry_use_hooks(false);
 	sfu_fhook_off(&sfu_unmap_fhook);
 	sfu_fhook_off(&sfu_exit_fhook);
 	return ret;
 }
 
 /*
- * After this no hook runs or will run; queued task works may.
+ * After this no hook runs or will run; queued task works may.  Registries
+ * tied by the hooks miss the unmaps from here until sfu_registry_exit()
+ * takes them down; nothing unwinds through them by then but deferred
+ * walks still under way, which read user memory as for any section and
+ * fail where it is gone.
  *
  * Unregistering an ops waits (RCU tasks) for the tasks that were
  * preempted in it, not for those that block there: on PREEMPT_RT a hook
@@ -460,6 +456,7 @@ void sfu_hooks_exit(void)
 {
 	sfu_fhook_off(&sfu_mmap_fhook);
 	sfu_fhook_off(&sfu_fork_fhook);
+	sfu_registry_use_hooks(false);
 	sfu_fhook_off(&sfu_unmap_fhook);
 	sfu_fhook_off(&sfu_exit_fhook);
 	while (atomic_read(&sfu_hooks_busy))

@@ -38,6 +38,7 @@
 static DEFINE_HASHTABLE(sfu_mms, SFU_MMS_HASH_BITS);
 static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
 static bool sfu_registry_closed;	/* under sfu_mms_lock */
+static bool sfu_hooks_serve;		/* sfu_registry_use_hooks() */
 
 /* Per CPU: the walker counts every frame, from every CPU, also in NMI. */
 static DEFINE_PER_CPU(u64, sfu_stats[SFU_STAT_NR]);
@@ -755,7 +756,7 @@ struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc)
  * ---- per-mm life
  *
  * A registry is tied to its mm in one of two ways.  Where the hooks see
- * every unmap and every exit_mmap() (sfu_hooks_see_unmaps()), it holds
+ * every unmap and every exit_mmap() (sfu_registry_use_hooks()), it holds
  * an mm_count reference (mmgrab()), so that no other mm can take its
  * address while it is in the hash, and the exit hook takes it down.
  * Elsewhere (PREEMPT_RT, where a hook may find itself unable to run, and
@@ -1006,10 +1007,26 @@ struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner)
 	rcu_read_unlock();
 	if (smm)
 		return smm;
-	smm = sfu_hooks_see_unmaps() ? sfu_mm_new(mm) : sfu_mm_new_notified(mm);
+	if (READ_ONCE(sfu_hooks_serve))
+		smm = sfu_mm_new(mm);
+	else
+		smm = sfu_mm_new_notified(mm);
 	if (IS_ERR(smm))
 		return smm;
 	return sfu_mm_hash(smm, owner);
+}
+
+/**
+ * sfu_registry_use_hooks() - say whether the hooks see unmaps and exits
+ * @on: true once hooks on unmap_vmas() and exit_mmap() that are never
+ *	skipped are on; false before either goes off
+ *
+ * Registries made while @on is true are tied to their mm by mmgrab()
+ * and the hooks, the others by an mmu notifier.
+ */
+void sfu_registry_use_hooks(bool on)
+{
+	WRITE_ONCE(sfu_hooks_serve, on);
 }
 
 /**

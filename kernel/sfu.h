@@ -210,6 +210,7 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
 void sfu_mm_exit(struct mm_struct *mm);
+void sfu_registry_use_hooks(bool on);
 void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
 		     unsigned long end);
 int sfu_mem_charge(size_t bytes);
@@ -284,7 +285,6 @@ bool sfu_redirect_active(const char *symbol);
 /* ---- hooks (hooks.c) */
 int sfu_hooks_init(void);
 void sfu_hooks_exit(void);
-bool sfu_hooks_see_unmaps(void);
 int sfu_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 void sfu_scan_all(void);
 void sfu_scan_file(const struct inode *inode);

@@ -2,8 +2,9 @@
 /*
  * KUnit suite for the per-mm registry (kernel/registry.c), on real mm
  * structs: mm_alloc() gives an address space with no mappings, the
- * registry attaches its mmu notifier to it, and mmput() runs exit_mmap()
- * and so the notifier's release, as a process exit would.
+ * registry attaches its mmu notifier to it (the hooks are not there), and
+ * mmput() runs exit_mmap() and so the notifier's release, as a process
+ * exit would; one case ties a registry the hooks' way instead.
  *
  * Regions here have no section unless a test needs one; the registry
  * itself only looks at their text ranges and sources.
@@ -224,6 +225,63 @@ static void reg_test_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 2);
 }
 
+static bool reg_found(struct mm_struct *mm, unsigned long pc)
+{
+	bool found;
+
+	rcu_read_lock();
+	found = sfu_region_find(mm, pc);
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * A registry tied by the hooks (unmap_vmas(), exit_mmap()) holds its mm
+ * and no notifier; sfu_mm_unmapped() drops the regions of a range, and
+ * sfu_mm_exit() takes the registry down and lets the mm go.
+ */
+static void reg_test_hook_tie(struct kunit *test)
+{
+	u64 notified0 = sfu_stat_read(SFU_STAT_MM_NOTIFIED);
+	long mms0 = sfu_stat_mms();
+	struct mm_struct *mm;
+	struct sfu_region *r;
+	struct sfu_mm *smm;
+	int count0;
+
+	mm = mm_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mm);
+	count0 = atomic_read(&mm->mm_count);
+	sfu_registry_use_hooks(true);
+	smm = sfu_mm_get(mm, current);
+	sfu_registry_use_hooks(false);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
+	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_count), count0 + 1);
+	KUNIT_EXPECT_NULL(test, mm->notifier_subscriptions);
+	KUNIT_EXPECT_EQ(test, sfu_stat_read(SFU_STAT_MM_NOTIFIED), notified0);
+	KUNIT_EXPECT_PTR_EQ(test, sfu_mm_get(mm, current), smm);
+
+	r = reg_new(test, REG_BASE, REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, r, SFU_OVERLAP_REFUSE,
+					    GFP_KERNEL_ACCOUNT), 0);
+	/* Beside it: stays; through it: goes. */
+	sfu_mm_unmapped(mm, REG_BASE + REG_SIZE, REG_BASE + REG_STEP);
+	KUNIT_EXPECT_TRUE(test, reg_found(mm, REG_BASE));
+	sfu_mm_unmapped(mm, REG_BASE + 1, REG_BASE + 2);
+	KUNIT_EXPECT_FALSE(test, reg_found(mm, REG_BASE));
+
+	r = reg_new(test, REG_BASE, REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	KUNIT_ASSERT_EQ(test, sfu_mm_insert(smm, r, SFU_OVERLAP_REFUSE,
+					    GFP_KERNEL_ACCOUNT), 0);
+	sfu_mm_exit(mm);
+	rcu_read_lock();
+	KUNIT_EXPECT_NULL(test, sfu_mm_find(mm));
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, sfu_stat_mms(), mms0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mm->mm_count), count0);
+	mmput(mm);
+}
+
 /* A snapshot (fork, query) keeps its regions after they are removed. */
 static void reg_test_snapshot(struct kunit *test)
 {
@@ -358,6 +416,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_limits),
 	KUNIT_CASE(reg_test_remove),
 	KUNIT_CASE(reg_test_snapshot),
+	KUNIT_CASE(reg_test_hook_tie),
 	KUNIT_CASE(reg_test_section),
 	KUNIT_CASE(reg_test_race),
 	{}
