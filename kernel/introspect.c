@@ -125,23 +125,18 @@ static void sfu_show_region(struct seq_file *m, const struct sfu_region *r)
 
 static void sfu_show_mm(struct sfu_mm *smm, void *arg)
 {
-	struct sfu_map *map = rcu_dereference(smm->map);
+	/* A reference per region: its file is there only while one is held. */
+	struct sfu_map *snap = sfu_mm_snapshot(smm);
 	struct seq_file *m = arg;
-	unsigned int i, nr = map ? READ_ONCE(map->nr) : 0;
+	unsigned int i;
 
-	if (!nr)
+	if (IS_ERR_OR_NULL(snap))
 		return;
 	seq_printf(m, "pid=%d comm=%s sections=%u\n", smm->tgid, smm->comm,
-		   nr);
-	for (i = 0; i < nr; i++) {
-		struct sfu_region *r = READ_ONCE(map->regions[i]);
-
-		/* Its file is there only while a reference is held. */
-		if (!kref_get_unless_zero(&r->ref))
-			continue;
-		sfu_show_region(m, r);
-		sfu_region_put(r);
-	}
+		   snap->nr);
+	for (i = 0; i < snap->nr; i++)
+		sfu_show_region(m, snap->regions[i]);
+	sfu_map_release(snap);
 }
 
 static int sfu_sections_show(struct seq_file *m, void *v)

@@ -368,14 +368,30 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 	return 0;
 }
 
-/* ---- maps */
+/*
+ * ---- maps
+ *
+ * Readers see the slots [0, nr) of a map: each region of the registry is
+ * in one slot or in several adjacent ones, in address order.  Writers
+ * change a map in place where every region stays visible to a reader at
+ * every instant: a removed region's slots take its right neighbour (or
+ * drop off the end), a new region takes such a spare slot or the next
+ * unused one; and build a new map otherwise (RCU).  So a dlclose() and
+ * the next dlopen() of the same library, or of one that fits where it
+ * was, need no allocation and no grace period.
+ */
 
-static struct sfu_map *sfu_map_alloc(unsigned int nr, gfp_t gfp)
+/* Unused slots a new map gets, for regions added in place later. */
+#define SFU_MAP_SLACK		4
+
+static struct sfu_map *sfu_map_alloc(unsigned int cap, gfp_t gfp)
 {
-	struct sfu_map *map = kmalloc(struct_size(map, regions, nr), gfp);
+	struct sfu_map *map = kmalloc(struct_size(map, regions, cap), gfp);
 
-	if (map)
+	if (map) {
 		map->nr = 0;
+		map->cap = cap;
+	}
 	return map;
 }
 
@@ -384,11 +400,24 @@ static struct sfu_map *sfu_mm_map(struct sfu_mm *smm)
 	return rcu_dereference_protected(smm->map, lockdep_is_held(&smm->lock));
 }
 
-/* Index of the first region that ends after @addr. */
-static unsigned int sfu_map_search(const struct sfu_map *map,
-				   unsigned long addr)
+/* The slots readers see. */
+static unsigned int sfu_map_nr(const struct sfu_map *map)
 {
-	unsigned int lo = 0, hi = map->nr;
+	/* Pairs with sfu_map_place(): a slot counted is a slot written. */
+	return smp_load_acquire(&map->nr);
+}
+
+/* Does slot @i repeat the region of slot @i - 1? */
+static bool sfu_map_dup(const struct sfu_map *map, unsigned int i)
+{
+	return i && READ_ONCE(map->regions[i]) == READ_ONCE(map->regions[i - 1]);
+}
+
+/* Index of the first of @nr slots whose region ends after @addr. */
+static unsigned int sfu_map_search(const struct sfu_map *map,
+				   unsigned int nr, unsigned long addr)
+{
+	unsigned int lo = 0, hi = nr;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
@@ -407,21 +436,16 @@ static struct sfu_region *sfu_mm_region_at(struct sfu_mm *smm,
 {
 	struct sfu_map *map = rcu_dereference(smm->map);
 	struct sfu_region *r;
-	unsigned int i;
+	unsigned int i, nr;
 
 	if (!map)
 		return NULL;
-	i = sfu_map_search(map, addr);
-	if (i >= READ_ONCE(map->nr))
+	nr = sfu_map_nr(map);
+	i = sfu_map_search(map, nr, addr);
+	if (i >= nr)
 		return NULL;
 	r = READ_ONCE(map->regions[i]);
 	return addr >= r->start && addr < r->end ? r : NULL;
-}
-
-static bool sfu_overlaps(const struct sfu_region *r, unsigned long start,
-			 unsigned long end)
-{
-	return r->start < end && start < r->end;
 }
 
 /* Publish @map for @smm and retire the old one.  Caller holds smm->lock. */
@@ -435,57 +459,65 @@ static void sfu_mm_publish(struct sfu_mm *smm, struct sfu_map *map)
 }
 
 /*
- * Drop regions overlapping [start, end) from @smm's map.  Without memory
- * for a new map the array is compacted in place: readers may then miss a
- * region for a moment, never see a freed one (regions are freed after
- * RCU).  Caller holds smm->lock; the dropped regions are put on @gone.
+ * Take up to @room regions overlapping [start, end) out of @smm's map, in
+ * place, onto @gone.  Their slots take the region after them, or leave
+ * the end of the map; a reader may still hold them (they are freed after
+ * RCU).  Caller holds smm->lock.  Return: how many.
  */
-static unsigned int sfu_map_cut(struct sfu_mm *smm, unsigned long start,
-				unsigned long end, struct sfu_map *new,
-				struct sfu_region **gone, unsigned int room)
+static unsigned int sfu_map_take(struct sfu_mm *smm, unsigned long start,
+				 unsigned long end, struct sfu_region **gone,
+				 unsigned int room)
 {
 	struct sfu_map *map = sfu_mm_map(smm);
-	unsigned int i, n = 0, nr_gone = 0;
+	unsigned int lo, hi, i, n = 0;
 
 	if (!map)
 		return 0;
-	for (i = 0; i < map->nr; i++) {
-		struct sfu_region *r = map->regions[i];
-
-		if (sfu_overlaps(r, start, end) && nr_gone < room) {
-			gone[nr_gone++] = r;
-			smm->bytes -= r->bytes;
+	lo = sfu_map_search(map, map->nr, start);
+	for (hi = lo; hi < map->nr && map->regions[hi]->start < end; hi++) {
+		if (sfu_map_dup(map, hi))
 			continue;
-		}
-		if (new)
-			new->regions[n++] = r;
-		else
-			WRITE_ONCE(map->regions[n++], r);
-	}
-	if (new) {
-		new->nr = n;
-		sfu_mm_publish(smm, new);
-	} else {
-		WRITE_ONCE(map->nr, n);
-	}
-	return nr_gone;
-}
-
-/* Number of regions of @smm overlapping [start, end).  Under RCU. */
-static unsigned int sfu_count_overlaps(struct sfu_mm *smm, unsigned long start,
-				       unsigned long end)
-{
-	struct sfu_map *map = rcu_dereference(smm->map);
-	unsigned int i, n = 0;
-
-	if (!map)
-		return 0;
-	for (i = sfu_map_search(map, start); i < map->nr; i++) {
-		if (READ_ONCE(map->regions[i])->start >= end)
+		if (n == room)
 			break;
+		gone[n] = map->regions[hi];
+		smm->bytes -= gone[n]->bytes;
 		n++;
 	}
+	if (!n)
+		return 0;
+	if (hi < map->nr) {
+		for (i = lo; i < hi; i++)
+			WRITE_ONCE(map->regions[i], map->regions[hi]);
+	} else {
+		WRITE_ONCE(map->nr, lo);
+	}
+	smm->nr_regions -= n;
 	return n;
+}
+
+/*
+ * Does a region of @smm overlap [start, end)?  Lockless.  Exact for the
+ * callers of sfu_mm_remove_range(): an unmap holds the mmap lock, which
+ * orders it after every insertion of a region of that range (those are
+ * made under the mmap lock, the mapping checked); a JIT removal follows
+ * its own look-up of the region.
+ */
+static bool sfu_mm_overlaps(struct sfu_mm *smm, unsigned long start,
+			    unsigned long end)
+{
+	struct sfu_map *map;
+	unsigned int i, nr;
+	bool hit = false;
+
+	rcu_read_lock();
+	map = rcu_dereference(smm->map);
+	if (map) {
+		nr = sfu_map_nr(map);
+		i = sfu_map_search(map, nr, start);
+		hit = i < nr && READ_ONCE(map->regions[i])->start < end;
+	}
+	rcu_read_unlock();
+	return hit;
 }
 
 static void sfu_put_regions(struct sfu_region **gone, unsigned int n)
@@ -508,42 +540,124 @@ static void sfu_put_regions(struct sfu_region **gone, unsigned int n)
  * @start: first address
  * @end: one past the last
  *
- * Never sleeps and never allocates with reclaim (the unmap hook and the
- * mmu notifier call it).
+ * Never sleeps and never allocates (the unmap hook and the mmu notifier
+ * call it).
  */
 void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
-				unsigned long end)
+			 unsigned long end)
 {
 	struct sfu_region *gone[SFU_CUT_BATCH];
-	unsigned int n, nr;
+	unsigned int n;
 
-	for (;;) {
-		struct sfu_map *new;
-
-		rcu_read_lock();
-		n = sfu_count_overlaps(smm, start, end);
-		nr = rcu_dereference(smm->map) ?
-		     rcu_dereference(smm->map)->nr : 0;
-		rcu_read_unlock();
-		if (!n)
-			return;
-		new = sfu_map_alloc(nr, GFP_NOWAIT | __GFP_NOWARN);
+	if (!sfu_mm_overlaps(smm, start, end))
+		return;
+	do {
 		spin_lock(&smm->lock);
-		if (!sfu_mm_map(smm)) {
-			spin_unlock(&smm->lock);
-			kfree(new);
-			return;
-		}
-		if (new && sfu_mm_map(smm)->nr > nr) {
-			kfree(new);
-			new = NULL;
-		}
-		n = sfu_map_cut(smm, start, end, new, gone, SFU_CUT_BATCH);
+		n = sfu_map_take(smm, start, end, gone, SFU_CUT_BATCH);
 		spin_unlock(&smm->lock);
 		sfu_put_regions(gone, n);
-		if (n < SFU_CUT_BATCH)
-			return;
+	} while (n == SFU_CUT_BATCH);
+}
+
+/*
+ * Put @r, which overlaps no region, into a spare slot of @smm's map: a
+ * repeated slot beside where it goes, or the slot after the last.
+ * Caller holds smm->lock.  Return: whether it found one.
+ */
+static bool sfu_map_place(struct sfu_mm *smm, struct sfu_region *r)
+{
+	struct sfu_map *map = sfu_mm_map(smm);
+	unsigned int at, nr;
+
+	if (!map)
+		return false;
+	nr = map->nr;
+	at = sfu_map_search(map, nr, r->start);
+	if (at + 1 < nr && map->regions[at] == map->regions[at + 1]) {
+		WRITE_ONCE(map->regions[at], r);
+	} else if (at >= 2 && map->regions[at - 1] == map->regions[at - 2]) {
+		WRITE_ONCE(map->regions[at - 1], r);
+	} else if (at == nr && nr < map->cap) {
+		WRITE_ONCE(map->regions[nr], r);
+		/* Readers see the slot only once nr says so. */
+		smp_store_release(&map->nr, nr + 1);
+	} else {
+		return false;
 	}
+	return true;
+}
+
+/* What adding a region to a map takes, worked out under smm->lock. */
+struct sfu_insert_plan {
+	struct sfu_map *old;
+	unsigned int nr;		/* @old's slots */
+	unsigned int at;		/* first slot that ends after the start */
+	unsigned int next;		/* first slot after the regions to go */
+	unsigned int nr_gone;
+	size_t gone_bytes;
+	struct sfu_region *gone[SFU_CUT_BATCH];
+};
+
+/*
+ * Find the regions of @smm that @r overlaps and decide by @overlap and the
+ * limits.  Caller holds smm->lock.  Return: 0 or a negative error code.
+ */
+static int sfu_insert_plan(struct sfu_mm *smm, const struct sfu_region *r,
+			   enum sfu_overlap overlap, struct sfu_insert_plan *p)
+{
+	struct sfu_map *old = sfu_mm_map(smm);
+	unsigned int i;
+
+	p->old = old;
+	p->nr = old ? old->nr : 0;
+	p->at = old ? sfu_map_search(old, p->nr, r->start) : 0;
+	p->nr_gone = 0;
+	p->gone_bytes = 0;
+	for (i = p->at; i < p->nr && old->regions[i]->start < r->end; i++) {
+		struct sfu_region *o = old->regions[i];
+		bool same_jit = o->source == SFRAME_UNWIND_SRC_JIT &&
+				o->start == r->start;
+
+		if (sfu_map_dup(old, i))
+			continue;
+		if (overlap == SFU_OVERLAP_REFUSE ||
+		    (overlap == SFU_OVERLAP_JIT_SAME_START && !same_jit) ||
+		    p->nr_gone == SFU_CUT_BATCH)
+			return -EEXIST;
+		p->gone[p->nr_gone++] = o;
+		p->gone_bytes += o->bytes;
+	}
+	p->next = i;
+	if (overlap == SFU_OVERLAP_JIT_SAME_START && !p->nr_gone)
+		return -ENOENT;
+	if (smm->nr_regions - p->nr_gone + 1 > sfu_max_sections ||
+	    smm->bytes - p->gone_bytes + r->bytes > sfu_max_mm_bytes)
+		return -ENOSPC;
+	return 0;
+}
+
+/* Copy the regions of @old's slots [from, to) to @new, once each. */
+static void sfu_map_copy(struct sfu_map *new, const struct sfu_map *old,
+			 unsigned int from, unsigned int to)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		if (!sfu_map_dup(old, i))
+			new->regions[new->nr++] = old->regions[i];
+}
+
+/* Publish @new: @p->old with @r instead of the regions @p found. */
+static void sfu_insert_rebuild(struct sfu_mm *smm, struct sfu_region *r,
+			       const struct sfu_insert_plan *p,
+			       struct sfu_map *new)
+{
+	if (p->old)
+		sfu_map_copy(new, p->old, 0, p->at);
+	new->regions[new->nr++] = r;
+	if (p->old)
+		sfu_map_copy(new, p->old, p->next, p->nr);
+	sfu_mm_publish(smm, new);
 }
 
 /**
@@ -551,7 +665,7 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
  * @smm: the registry
  * @r: the region; on success the registry owns the caller's reference
  * @overlap: what to do with regions that overlap @r
- * @gfp: for the new map: GFP_KERNEL_ACCOUNT, or SFU_GFP_HOOK in the hook
+ * @gfp: for a new map: GFP_KERNEL_ACCOUNT, or SFU_GFP_HOOK in the hook
  *
  * Sleeps only if @gfp allows it.  Callers adding regions for file
  * mappings hold the mm's mmap lock and have checked that the mapping is
@@ -564,65 +678,36 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap, gfp_t gfp)
 {
-	struct sfu_region *gone[SFU_CUT_BATCH];
-	struct sfu_map *old, *new;
-	unsigned int nr, i, n = 0, at, nr_gone = 0;
-	size_t gone_bytes = 0;
-	int ret = 0;
+	struct sfu_insert_plan p;
+	struct sfu_map *new = NULL;
+	int ret;
 
-again:
-	rcu_read_lock();
-	old = rcu_dereference(smm->map);
-	nr = old ? old->nr : 0;
-	rcu_read_unlock();
-	new = sfu_map_alloc(nr + 1, gfp);
-	if (!new)
-		return -ENOMEM;
-
-	spin_lock(&smm->lock);
-	old = sfu_mm_map(smm);
-	if ((old ? old->nr : 0) != nr) {
+	for (;;) {
+		spin_lock(&smm->lock);
+		ret = sfu_insert_plan(smm, r, overlap, &p);
+		if (ret)
+			goto unlock;
+		if (!p.nr_gone && sfu_map_place(smm, r))
+			break;
+		if (new && new->cap >= p.nr + 1) {
+			sfu_insert_rebuild(smm, r, &p, new);
+			new = NULL;
+			break;
+		}
+		/* Allocate without the lock, then look again. */
 		spin_unlock(&smm->lock);
 		kfree(new);
-		goto again;
+		new = sfu_map_alloc(p.nr + 1 + SFU_MAP_SLACK, gfp);
+		if (!new)
+			return -ENOMEM;
 	}
-	at = old ? sfu_map_search(old, r->start) : 0;
-	for (i = at; i < nr && old->regions[i]->start < r->end; i++) {
-		struct sfu_region *o = old->regions[i];
-		bool same_jit = o->source == SFRAME_UNWIND_SRC_JIT &&
-				o->start == r->start;
-
-		if (overlap == SFU_OVERLAP_REFUSE ||
-		    (overlap == SFU_OVERLAP_JIT_SAME_START && !same_jit) ||
-		    nr_gone == SFU_CUT_BATCH) {
-			ret = -EEXIST;
-			goto unlock;
-		}
-		gone[nr_gone++] = o;
-	}
-	if (overlap == SFU_OVERLAP_JIT_SAME_START && !nr_gone) {
-		ret = -ENOENT;
-		goto unlock;
-	}
-	for (i = 0; i < nr_gone; i++)
-		gone_bytes += gone[i]->bytes;
-	if (nr - nr_gone + 1 > sfu_max_sections ||
-	    smm->bytes - gone_bytes + r->bytes > sfu_max_mm_bytes) {
-		ret = -ENOSPC;
-		goto unlock;
-	}
-	for (i = 0; i < at; i++)
-		new->regions[n++] = old->regions[i];
-	new->regions[n++] = r;
-	for (i = at + nr_gone; i < nr; i++)
-		new->regions[n++] = old->regions[i];
-	new->nr = n;
-	smm->bytes += r->bytes - gone_bytes;
-	sfu_mm_publish(smm, new);
+	smm->bytes += r->bytes - p.gone_bytes;
+	smm->nr_regions += 1 - p.nr_gone;
 	spin_unlock(&smm->lock);
+	kfree(new);
 	atomic_long_inc(&sfu_nr_regions);
 	sfu_stat_inc(SFU_STAT_REGISTERED);
-	sfu_put_regions(gone, nr_gone);
+	sfu_put_regions(p.gone, p.nr_gone);
 	return 0;
 
 unlock:
@@ -684,21 +769,26 @@ bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
 struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
 {
 	struct sfu_map *map, *copy = NULL;
-	unsigned int i;
+	struct sfu_region *last = NULL;
+	unsigned int i, nr = 0;
 
 	rcu_read_lock();
 	map = rcu_dereference(smm->map);
-	if (map && map->nr) {
-		copy = sfu_map_alloc(map->nr, GFP_ATOMIC | __GFP_NOWARN);
+	if (map)
+		nr = sfu_map_nr(map);
+	if (nr) {
+		copy = sfu_map_alloc(nr, GFP_ATOMIC | __GFP_NOWARN);
 		if (!copy)
 			copy = ERR_PTR(-ENOMEM);
 	}
 	if (!IS_ERR_OR_NULL(copy)) {
-		for (i = 0; i < map->nr; i++) {
+		/* Writers may change slots in place: read each once. */
+		for (i = 0; i < nr; i++) {
 			struct sfu_region *r = READ_ONCE(map->regions[i]);
 
-			if (kref_get_unless_zero(&r->ref))
+			if (r != last && kref_get_unless_zero(&r->ref))
 				copy->regions[copy->nr++] = r;
+			last = r;
 		}
 	}
 	rcu_read_unlock();
@@ -711,8 +801,10 @@ void sfu_map_release(struct sfu_map *map)
 
 	if (IS_ERR_OR_NULL(map))
 		return;
+	/* One reference per region, however many slots it has. */
 	for (i = 0; i < map->nr; i++)
-		sfu_region_put(map->regions[i]);
+		if (!sfu_map_dup(map, i))
+			sfu_region_put(map->regions[i]);
 	kfree(map);
 }
 
@@ -803,15 +895,18 @@ static void sfu_map_release_rcu(struct rcu_head *rcu)
 static void sfu_mm_clear(struct sfu_mm *smm)
 {
 	struct sfu_map *map;
+	unsigned int nr;
 
 	spin_lock(&smm->lock);
 	map = sfu_mm_map(smm);
 	rcu_assign_pointer(smm->map, NULL);
+	nr = smm->nr_regions;
+	smm->nr_regions = 0;
 	smm->bytes = 0;
 	spin_unlock(&smm->lock);
 	if (!map)
 		return;
-	atomic_long_sub(map->nr, &sfu_nr_regions);
+	atomic_long_sub(nr, &sfu_nr_regions);
 	/* Readers may still walk the old map. */
 	call_rcu(&map->rcu, sfu_map_release_rcu);
 }

@@ -158,10 +158,15 @@ struct sfu_region {
 	size_t bytes;			/* memory this region holds */
 };
 
-/* Sorted, non-overlapping regions of one mm, replaced as a whole (RCU). */
+/*
+ * Sorted, non-overlapping regions of one mm: a region may fill several
+ * adjacent slots (registry.c, maps).  Changed in place or replaced as a
+ * whole (RCU).  A snapshot (sfu_mm_snapshot()) has each region once.
+ */
 struct sfu_map {
 	struct rcu_head rcu;
-	unsigned int nr;
+	unsigned int nr;		/* slots readers see */
+	unsigned int cap;		/* slots allocated */
 	struct sfu_region *regions[];
 };
 
@@ -173,6 +178,7 @@ struct sfu_mm {
 	spinlock_t lock;		/* serialises changes of @map */
 	struct sfu_map __rcu *map;
 	size_t bytes;			/* under @lock */
+	unsigned int nr_regions;	/* under @lock */
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	bool hashed;			/* under sfu_mms_lock */

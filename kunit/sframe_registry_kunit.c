@@ -13,6 +13,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sched/mm.h>
+#include <linux/stdarg.h>
 
 #include "../kernel/sfu.h"
 #include "sframe_test_sections.h"
@@ -225,6 +226,83 @@ static void reg_test_remove(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 2);
 }
 
+static struct sfu_map *reg_map(struct reg_ctx *ctx)
+{
+	return rcu_access_pointer(ctx->smm->map);
+}
+
+/* The snapshot lists the @n regions that follow, in order, each once. */
+static void reg_expect_listed(struct kunit *test, unsigned int n, ...)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sfu_map *snap = sfu_mm_snapshot(ctx->smm);
+	unsigned int i;
+	va_list ap;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(snap));
+	KUNIT_EXPECT_EQ(test, snap->nr, n);
+	va_start(ap, n);
+	for (i = 0; i < snap->nr && i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test, snap->regions[i],
+				    va_arg(ap, struct sfu_region *));
+	va_end(ap);
+	sfu_map_release(snap);
+}
+
+/*
+ * Removals and the insertions that fit where a region was, or after the
+ * last, change the map in place (no new map); lookups, listings and the
+ * counts stay exact throughout.
+ */
+static void reg_test_in_place(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct sfu_region *r[REG_NR], *x[REG_NR];
+	struct sfu_map *map;
+	unsigned int i;
+
+	for (i = 0; i < REG_NR; i++) {
+		r[i] = reg_new(test, reg_start(i), REG_SIZE,
+			       SFRAME_UNWIND_SRC_ELF);
+		reg_insert(test, r[i], SFU_OVERLAP_REFUSE, 0);
+	}
+	map = reg_map(ctx);
+	/* The middle one goes and comes back; the last one too. */
+	sfu_mm_remove_range(ctx->smm, reg_start(2), reg_start(2) + 1);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(2)));
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, reg_start(3)), r[3]);
+	reg_expect_listed(test, 4, r[0], r[1], r[3], r[4]);
+	x[2] = reg_new(test, reg_start(2), REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, x[2], SFU_OVERLAP_REFUSE, 0);
+	sfu_mm_remove_range(ctx->smm, reg_start(4), reg_start(4) + 1);
+	KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(4)));
+	x[4] = reg_new(test, reg_start(4), REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, x[4], SFU_OVERLAP_REFUSE, 0);
+	KUNIT_EXPECT_PTR_EQ(test, reg_map(ctx), map);
+	reg_expect_listed(test, 5, r[0], r[1], x[2], r[3], x[4]);
+
+	/* Three go at once; two come back into their slots. */
+	sfu_mm_remove_range(ctx->smm, reg_start(1), reg_start(4));
+	for (i = 1; i < 4; i++)
+		KUNIT_EXPECT_NULL(test, reg_find(ctx, reg_start(i)));
+	KUNIT_EXPECT_PTR_EQ(test, reg_find(ctx, reg_start(4)), x[4]);
+	x[1] = reg_new(test, reg_start(1), REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, x[1], SFU_OVERLAP_REFUSE, 0);
+	x[3] = reg_new(test, reg_start(3), REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, x[3], SFU_OVERLAP_REFUSE, 0);
+	KUNIT_EXPECT_PTR_EQ(test, reg_map(ctx), map);
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 4);
+
+	/* No spare slot beside it: a new map. */
+	x[2] = reg_new(test, reg_start(2), REG_SIZE, SFRAME_UNWIND_SRC_ELF);
+	reg_insert(test, x[2], SFU_OVERLAP_REFUSE, 0);
+	KUNIT_EXPECT_PTR_NE(test, reg_map(ctx), map);
+	reg_expect_listed(test, 5, r[0], x[1], x[2], x[3], x[4]);
+	for (i = 0; i < REG_NR; i++)
+		KUNIT_EXPECT_NOT_NULL(test, reg_find(ctx, reg_start(i)));
+	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0 + 5);
+}
+
 static bool reg_found(struct mm_struct *mm, unsigned long pc)
 {
 	bool found;
@@ -417,6 +495,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_remove),
 	KUNIT_CASE(reg_test_snapshot),
 	KUNIT_CASE(reg_test_hook_tie),
+	KUNIT_CASE(reg_test_in_place),
 	KUNIT_CASE(reg_test_section),
 	KUNIT_CASE(reg_test_race),
 	{}
