@@ -375,8 +375,10 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
  * in one slot or in several adjacent ones, in address order.  Writers
  * change a map in place where every region stays visible to a reader at
  * every instant: a removed region's slots take its right neighbour (or
- * drop off the end), a new region takes such a spare slot or the next
- * unused one; and build a new map otherwise (RCU).  So a dlclose() and
+ * drop off the end), a new region takes the first slot of a region that
+ * has several, or the next unused one; and build a new map otherwise
+ * (RCU).  While a region lives, the last slot of its run keeps it, slots
+ * before hold it or regions before it, slots after hold regions after it.  So a dlclose() and
  * the next dlopen() of the same library, or of one that fits where it
  * was, need no allocation and no grace period.
  */
@@ -413,7 +415,7 @@ static bool sfu_map_dup(const struct sfu_map *map, unsigned int i)
 	return i && READ_ONCE(map->regions[i]) == READ_ONCE(map->regions[i - 1]);
 }
 
-/* Index of the first of @nr slots whose region ends after @addr. */
+/* Index of the first of @nr slots whose region ends after @addr (writers). */
 static unsigned int sfu_map_search(const struct sfu_map *map,
 				   unsigned int nr, unsigned long addr)
 {
@@ -430,22 +432,43 @@ static unsigned int sfu_map_search(const struct sfu_map *map,
 	return lo;
 }
 
+/*
+ * The first region of @map that ends after @addr, or NULL: the search of
+ * a reader, under RCU, while writers may change slots (see above).  The
+ * answer is the region read at the slot the search ends on, not a second
+ * read of that slot: a slot of a region's run may change under the
+ * search (a new region taking the first slot of a run), the run's last
+ * slot does not while the region lives, and the search ends at or before
+ * it.
+ */
+static struct sfu_region *sfu_map_first_after(const struct sfu_map *map,
+					      unsigned long addr)
+{
+	unsigned int lo = 0, hi = sfu_map_nr(map);
+	struct sfu_region *found = NULL;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		struct sfu_region *r = READ_ONCE(map->regions[mid]);
+
+		if (r->end <= addr) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+			found = r;
+		}
+	}
+	return found;
+}
+
 /* The region of @smm containing @addr, or NULL.  Under RCU. */
 static struct sfu_region *sfu_mm_region_at(struct sfu_mm *smm,
 					   unsigned long addr)
 {
 	struct sfu_map *map = rcu_dereference(smm->map);
-	struct sfu_region *r;
-	unsigned int i, nr;
+	struct sfu_region *r = map ? sfu_map_first_after(map, addr) : NULL;
 
-	if (!map)
-		return NULL;
-	nr = sfu_map_nr(map);
-	i = sfu_map_search(map, nr, addr);
-	if (i >= nr)
-		return NULL;
-	r = READ_ONCE(map->regions[i]);
-	return addr >= r->start && addr < r->end ? r : NULL;
+	return r && addr >= r->start ? r : NULL;
 }
 
 /* Publish @map for @smm and retire the old one.  Caller holds smm->lock. */
@@ -505,17 +528,15 @@ static unsigned int sfu_map_take(struct sfu_mm *smm, unsigned long start,
 static bool sfu_mm_overlaps(struct sfu_mm *smm, unsigned long start,
 			    unsigned long end)
 {
+	struct sfu_region *r = NULL;
 	struct sfu_map *map;
-	unsigned int i, nr;
-	bool hit = false;
+	bool hit;
 
 	rcu_read_lock();
 	map = rcu_dereference(smm->map);
-	if (map) {
-		nr = sfu_map_nr(map);
-		i = sfu_map_search(map, nr, start);
-		hit = i < nr && READ_ONCE(map->regions[i])->start < end;
-	}
+	if (map)
+		r = sfu_map_first_after(map, start);
+	hit = r && r->start < end;
 	rcu_read_unlock();
 	return hit;
 }
@@ -560,9 +581,12 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 }
 
 /*
- * Put @r, which overlaps no region, into a spare slot of @smm's map: a
- * repeated slot beside where it goes, or the slot after the last.
- * Caller holds smm->lock.  Return: whether it found one.
+ * Put @r, which overlaps no region, into a spare slot of @smm's map: the
+ * first slot of the next region if that region has more than one, or the
+ * slot after the last.  Never the last slot of a region: a run of slots
+ * shrinking from the right while another grows to the left (a removal)
+ * could move a region past a concurrent search.  Caller holds smm->lock.
+ * Return: whether it found a slot.
  */
 static bool sfu_map_place(struct sfu_mm *smm, struct sfu_region *r)
 {
@@ -575,8 +599,6 @@ static bool sfu_map_place(struct sfu_mm *smm, struct sfu_region *r)
 	at = sfu_map_search(map, nr, r->start);
 	if (at + 1 < nr && map->regions[at] == map->regions[at + 1]) {
 		WRITE_ONCE(map->regions[at], r);
-	} else if (at >= 2 && map->regions[at - 1] == map->regions[at - 2]) {
-		WRITE_ONCE(map->regions[at - 1], r);
 	} else if (at == nr && nr < map->cap) {
 		WRITE_ONCE(map->regions[nr], r);
 		/* Readers see the slot only once nr says so. */
@@ -593,6 +615,7 @@ struct sfu_insert_plan {
 	unsigned int nr;		/* @old's slots */
 	unsigned int at;		/* first slot that ends after the start */
 	unsigned int next;		/* first slot after the regions to go */
+	unsigned int need;		/* regions once @r is in */
 	unsigned int nr_gone;
 	size_t gone_bytes;
 	struct sfu_region *gone[SFU_CUT_BATCH];
@@ -630,7 +653,8 @@ static int sfu_insert_plan(struct sfu_mm *smm, const struct sfu_region *r,
 	p->next = i;
 	if (overlap == SFU_OVERLAP_JIT_SAME_START && !p->nr_gone)
 		return -ENOENT;
-	if (smm->nr_regions - p->nr_gone + 1 > sfu_max_sections ||
+	p->need = smm->nr_regions - p->nr_gone + 1;
+	if (p->need > sfu_max_sections ||
 	    smm->bytes - p->gone_bytes + r->bytes > sfu_max_mm_bytes)
 		return -ENOSPC;
 	return 0;
@@ -689,7 +713,7 @@ int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 			goto unlock;
 		if (!p.nr_gone && sfu_map_place(smm, r))
 			break;
-		if (new && new->cap >= p.nr + 1) {
+		if (new && new->cap >= p.need) {
 			sfu_insert_rebuild(smm, r, &p, new);
 			new = NULL;
 			break;
@@ -697,7 +721,7 @@ int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		/* Allocate without the lock, then look again. */
 		spin_unlock(&smm->lock);
 		kfree(new);
-		new = sfu_map_alloc(p.nr + 1 + SFU_MAP_SLACK, gfp);
+		new = sfu_map_alloc(p.need + SFU_MAP_SLACK, gfp);
 		if (!new)
 			return -ENOMEM;
 	}
@@ -786,8 +810,9 @@ struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
 		for (i = 0; i < nr; i++) {
 			struct sfu_region *r = READ_ONCE(map->regions[i]);
 
-			if (r != last && kref_get_unless_zero(&r->ref))
-				copy->regions[copy->nr++] = r;
+			if (r == last || !kref_get_unless_zero(&r->ref))
+				continue;
+			copy->regions[copy->nr++] = r;
 			last = r;
 		}
 	}
@@ -801,10 +826,8 @@ void sfu_map_release(struct sfu_map *map)
 
 	if (IS_ERR_OR_NULL(map))
 		return;
-	/* One reference per region, however many slots it has. */
 	for (i = 0; i < map->nr; i++)
-		if (!sfu_map_dup(map, i))
-			sfu_region_put(map->regions[i]);
+		sfu_region_put(map->regions[i]);
 	kfree(map);
 }
 
@@ -858,16 +881,24 @@ struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc)
  * its registration takes mm_take_all_locks(): the hooks cost less.
  */
 
-static struct mmu_notifier *sfu_mn_alloc(struct mm_struct *mm)
+/* A registry for @mm, not yet in the hash, tied by a notifier or not. */
+static struct sfu_mm *sfu_mm_alloc(struct mm_struct *mm, bool notified)
 {
 	struct sfu_mm *smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
 
 	if (!smm)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	spin_lock_init(&smm->lock);
 	smm->mm = mm;
-	smm->notified = true;
-	return &smm->mn;
+	smm->notified = notified;
+	return smm;
+}
+
+static struct mmu_notifier *sfu_mn_alloc(struct mm_struct *mm)
+{
+	struct sfu_mm *smm = sfu_mm_alloc(mm, true);
+
+	return smm ? &smm->mn : ERR_PTR(-ENOMEM);
 }
 
 /* Both ties free the registry after RCU, through the notifier's head. */
@@ -886,9 +917,16 @@ static void sfu_mn_free(struct mmu_notifier *mn)
 	call_rcu(&smm->mn.rcu, sfu_mm_free_rcu);
 }
 
+/* A registry's last map: one reference per region, however many slots. */
 static void sfu_map_release_rcu(struct rcu_head *rcu)
 {
-	sfu_map_release(container_of(rcu, struct sfu_map, rcu));
+	struct sfu_map *map = container_of(rcu, struct sfu_map, rcu);
+	unsigned int i;
+
+	for (i = 0; i < map->nr; i++)
+		if (!sfu_map_dup(map, i))
+			sfu_region_put(map->regions[i]);
+	kfree(map);
 }
 
 /* Empty the registry; the mm is going away or the module is. */
@@ -1025,12 +1063,10 @@ static const struct mmu_notifier_ops sfu_mn_ops = {
 /* A registry tied to @mm by the hooks, not yet in the hash. */
 static struct sfu_mm *sfu_mm_new(struct mm_struct *mm)
 {
-	struct sfu_mm *smm = kzalloc(sizeof(*smm), GFP_KERNEL_ACCOUNT);
+	struct sfu_mm *smm = sfu_mm_alloc(mm, false);
 
 	if (!smm)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&smm->lock);
-	smm->mm = mm;
 	mmgrab(mm);
 	return smm;
 }

@@ -24,6 +24,7 @@
 #define REG_NR			5
 #define RACE_ROUNDS		2000
 #define RACE_LOOKUPS		20000
+#define RACE_CHURNED		3	/* even regions change, odd ones stay */
 
 struct reg_ctx {
 	struct mm_struct *mm;
@@ -435,7 +436,7 @@ static int reg_race_writer(void *arg)
 	unsigned int i;
 
 	for (i = 0; i < RACE_ROUNDS && !kthread_should_stop(); i++) {
-		unsigned int k = i % REG_NR;
+		unsigned int k = 2 * (i % RACE_CHURNED);	/* 0, 2, 4 */
 		struct sfu_region *r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
 
 		if (!r)
@@ -456,14 +457,22 @@ static int reg_race_writer(void *arg)
 	return 0;
 }
 
-/* Lock-free lookups during inserts and removals see whole regions only. */
+/*
+ * Lock-free lookups during inserts and removals (in place and through new
+ * maps) see whole regions only, and always find the regions that stay.
+ */
 static void reg_test_race(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
 	struct reg_race race = { .smm = ctx->smm };
+	unsigned long bad = 0, hits = 0, missed = 0, n = 0;
 	struct task_struct *writer;
-	unsigned long bad = 0, hits = 0, n = 0;
+	unsigned int k;
 
+	for (k = 1; k < REG_NR; k += 2)
+		reg_insert(test, reg_new(test, reg_start(k), REG_SIZE,
+					 SFRAME_UNWIND_SRC_ELF),
+			   SFU_OVERLAP_REFUSE, 0);
 	writer = kthread_run(reg_race_writer, &race, "sfu-reg-race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(writer));
 	while (!atomic_read(&race.stop) || n < RACE_LOOKUPS) {
@@ -477,6 +486,8 @@ static void reg_test_race(struct kunit *test)
 			if (pc < r->start || pc >= r->end ||
 			    kref_read(&r->ref) == 0)
 				bad++;
+		} else if (n % REG_NR % 2) {
+			missed++;
 		}
 		rcu_read_unlock();
 		if (!(++n % 256))
@@ -484,6 +495,7 @@ static void reg_test_race(struct kunit *test)
 	}
 	kthread_stop(writer);
 	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_EQ(test, missed, 0);
 	kunit_info(test, "%lu lookups, %lu hits during %u changes\n", n, hits,
 		   RACE_ROUNDS);
 }
