@@ -13,22 +13,27 @@
  *
  *  - a function per FDE, in the order of the lookup entries: its start
  *    and size, its first row and number of rows, its repeat size (PCMASK);
- *  - every row of every function: its start offset and the number of its
- *    rule;
+ *  - the rows of the functions: each row's start offset and the number of
+ *    its rule, next to each other; functions whose rows are the same (the
+ *    same starts and rules: a common prologue, a leaf that keeps its frame
+ *    on the stack pointer) share one copy;
  *  - the distinct rules, each stored once.
  *
  * A lookup is then the block slot, a binary search of the functions of
- * one block, a binary search of one function's rows and a copy of the
- * rule.  Its answers are the section's own: the table is built with the
- * same decoder, and a section it cannot describe exactly (a corrupt row,
- * too many distinct rules) gets no table and is read as before.  Sections
- * in user memory that may change (JIT) never get one.
+ * one block (their starts are in the functions themselves, so the line
+ * that ends the search holds the function found), a binary search of one
+ * function's rows and a copy of the rule: at most three lines that depend
+ * on one another, of which shared rows and the rules are usually cached.
+ * Its answers are the section's own: the table is built with the same
+ * decoder, and a section it cannot describe exactly (a corrupt row, too
+ * many distinct rules) gets no table and is read as before.  Sections in
+ * user memory that may change (JIT) never get one.
  */
 #include "sframe_internal.h"
 
 /* Distinct rules a table may hold: rule numbers are 16 bits. */
 #define SFU_TABLE_MAX_RULES	0xffff
-/* Rows a table may hold (shared rows count once per function). */
+/* Rows a table may hold (shared rows count once), and functions. */
 #define SFU_TABLE_MAX_ROWS	BIT(24)
 /* Buckets of the rule hash while building: a power of two. */
 #define SFU_TABLE_HASH_MIN	64
@@ -38,24 +43,38 @@
 
 bool sfu_table_hot_enabled = true;
 
-/* The rule hash of a table being built: open addressing, rule numbers. */
+/* FNV-1a, 32 bits. */
+#define SFU_FNV_BASIS		2166136261u
+#define SFU_FNV_PRIME		16777619u
+
+/*
+ * A table being built: the rule hash and the row-sequence hash, both open
+ * addressing, power-of-two sizes.
+ */
 struct sfu_table_build {
 	struct sfu_table *t;
 	u32 *hash;		/* rule number + 1, 0: empty */
 	u32 hash_size;
 	u32 max_rules;		/* room in t->rules */
+	u32 max_rows;		/* room in t->rows */
+	u32 *seqs;		/* position of a function + 1, 0: empty */
+	u32 seqs_size;
 };
 
-/* FNV-1a over the rule's bytes (rules are zeroed before they are made). */
-static u32 sfu_rule_hash(const struct sfu_rule *rule)
+static u32 sfu_fnv(u32 h, const void *buf, size_t len)
 {
-	const u8 *p = (const u8 *)rule;
-	u32 h = 2166136261u;
+	const u8 *p = buf;
 	size_t i;
 
-	for (i = 0; i < sizeof(*rule); i++)
-		h = (h ^ p[i]) * 16777619u;
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * SFU_FNV_PRIME;
 	return h;
+}
+
+/* The hash of a rule's bytes (rules are zeroed before they are made). */
+static u32 sfu_rule_hash(const struct sfu_rule *rule)
+{
+	return sfu_fnv(SFU_FNV_BASIS, rule, sizeof(*rule));
 }
 
 static int sfu_table_grow_rules(struct sfu_table_build *b)
@@ -120,29 +139,108 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 	return 0;
 }
 
+/*
+ * More room for rows: functions that point to the same FRE data but read
+ * it differently have more rows than the section's FREs.
+ */
+static int sfu_table_grow_rows(struct sfu_table_build *b)
+{
+	struct sfu_table *t = b->t;
+	struct sfu_table_row *rows;
+	u32 n;
+
+	if (b->max_rows >= SFU_TABLE_MAX_ROWS)
+		return -E2BIG;
+	n = b->max_rows < SFU_TABLE_MAX_ROWS / 2 ? 2 * b->max_rows :
+						      SFU_TABLE_MAX_ROWS;
+	rows = sfu_alloc_array(n, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
+	sfu_free(t->rows);
+	t->rows = rows;
+	b->max_rows = n;
+	return 0;
+}
+
 /* Append the row at @start with @rule to the table. */
 static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
-			     const struct sfu_rule *rule, u32 *room)
+			     const struct sfu_rule *rule)
 {
 	struct sfu_table *t = b->t;
 	u16 id;
 	int ret;
 
-	if (t->nr_rows == *room)
-		return -E2BIG;
+	if (t->nr_rows == b->max_rows) {
+		ret = sfu_table_grow_rows(b);
+		if (ret)
+			return ret;
+	}
 	ret = sfu_table_rule_id(b, rule, &id);
 	if (ret)
 		return ret;
-	t->row_start[t->nr_rows] = start;
-	t->row_rule[t->nr_rows] = id;
+	t->rows[t->nr_rows].start = start;
+	t->rows[t->nr_rows].rule = id;
 	t->nr_rows++;
 	return 0;
+}
+
+/* The hash of the @nr rows at @first (their fields: rows have padding). */
+static u32 sfu_seq_hash(const struct sfu_table *t, u32 first, u32 nr)
+{
+	u32 h = SFU_FNV_BASIS, i;
+
+	for (i = 0; i < nr; i++) {
+		h = sfu_fnv(h, &t->rows[first + i].start,
+			    sizeof(t->rows[0].start));
+		h = sfu_fnv(h, &t->rows[first + i].rule,
+			    sizeof(t->rows[0].rule));
+	}
+	return h;
+}
+
+static bool sfu_seq_equal(const struct sfu_table *t, u32 a, u32 b, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; i < nr; i++)
+		if (t->rows[a + i].start != t->rows[b + i].start ||
+		    t->rows[a + i].rule != t->rows[b + i].rule)
+			return false;
+	return true;
+}
+
+/*
+ * The rows just appended for the function at @pos: if an earlier function
+ * has the same, point to those and take the new ones back.
+ */
+static void sfu_table_share_rows(struct sfu_table_build *b, u32 pos)
+{
+	struct sfu_table *t = b->t;
+	struct sfu_table_fn *fn = &t->fns[pos];
+	const struct sfu_table_fn *old;
+	u32 h, n;
+
+	if (!fn->nr)
+		return;
+	h = sfu_seq_hash(t, fn->first, fn->nr) & (b->seqs_size - 1);
+	while ((n = b->seqs[h])) {
+		old = &t->fns[n - 1];
+		if (old->nr == fn->nr &&
+		    sfu_seq_equal(t, old->first, fn->first, fn->nr)) {
+			t->nr_rows = fn->first;
+			fn->first = old->first;
+			return;
+		}
+		h = (h + 1) & (b->seqs_size - 1);
+	}
+	b->seqs[h] = pos + 1;
 }
 
 /* The rows of @fde, decoded and appended. */
 static int sfu_table_add_rows(struct sfu_section *sec,
 			      struct sfu_table_build *b,
-			      const struct sfu_fde *fde, u32 *room)
+			      const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_rule rule;
@@ -153,13 +251,13 @@ static int sfu_table_add_rows(struct sfu_section *sec,
 		ret = sfu_fde_empty_rule(fde, &rule);
 		if (ret == -ENOENT)
 			return 0;
-		return ret ?: sfu_table_add_row(b, 0, &rule, room);
+		return ret ?: sfu_table_add_row(b, 0, &rule);
 	}
 	sfu_fre_iter_init(fde, &it);
 	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, SFU_MEM_KERNEL))) {
 		ret = sfu_fre_rule(sec, fde, &fre, &rule);
 		if (!ret)
-			ret = sfu_table_add_row(b, fre.start, &rule, room);
+			ret = sfu_table_add_row(b, fre.start, &rule);
 		if (ret)
 			return ret;
 	}
@@ -168,7 +266,7 @@ static int sfu_table_add_rows(struct sfu_section *sec,
 
 /* The function at sorted position @pos and its rows. */
 static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
-			    u32 pos, u32 *room)
+			    u32 pos)
 {
 	struct sfu_table_fn *fn = &b->t->fns[pos];
 	const struct sfu_elem *e;
@@ -184,12 +282,17 @@ static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
 	fn->size = fde.size;
 	fn->rep = fde.pc_type == SFRAME_FDE_TYPE_PCMASK ? fde.rep_size : 0;
 	fn->first = b->t->nr_rows;
-	ret = sfu_table_add_rows(sec, b, &fde, room);
+	ret = sfu_table_add_rows(sec, b, &fde);
 	fn->nr = b->t->nr_rows - fn->first;
+	if (!ret)
+		sfu_table_share_rows(b, pos);
 	return ret;
 }
 
-/* How many rows the table will hold: every function's, at most. */
+/*
+ * Room for rows to start with: the section's FREs, and one per function;
+ * shared FRE data read the same way is stored once.
+ */
 static u32 sfu_table_room(struct sfu_section *sec)
 {
 	u64 rows = 0;
@@ -212,27 +315,54 @@ static u8 sfu_hot_bits(u32 rows)
 	return bits;
 }
 
+/* Buckets for the row sequences of @nr_fns functions: at most half full. */
+static u32 sfu_seqs_size(u32 nr_fns)
+{
+	u32 n = SFU_TABLE_HASH_MIN;
+
+	while (n < 2ULL * nr_fns)
+		n *= 2;
+	return n;
+}
+
 static int sfu_table_alloc(struct sfu_table *t, u32 nr_fns, u32 room,
 			   struct sfu_table_build *b)
 {
 	t->fns = sfu_alloc_array(nr_fns, sizeof(*t->fns));
-	t->row_start = sfu_alloc_array(room, sizeof(*t->row_start));
-	t->row_rule = sfu_alloc_array(room, sizeof(*t->row_rule));
+	t->rows = sfu_alloc_array(room, sizeof(*t->rows));
+	b->max_rows = room;
 	t->hot_bits = sfu_hot_bits(room);
 	t->hot = sfu_alloc_array(BIT(t->hot_bits), sizeof(*t->hot));
-	if (!t->fns || !t->row_start || !t->row_rule || !t->hot)
+	b->seqs_size = sfu_seqs_size(nr_fns);
+	b->seqs = sfu_alloc_array(b->seqs_size, sizeof(*b->seqs));
+	if (!t->fns || !t->rows || !t->hot || !b->seqs)
 		return -ENOMEM;
 	memset(t->hot, 0, BIT(t->hot_bits) * sizeof(*t->hot));
+	memset(b->seqs, 0, b->seqs_size * sizeof(*b->seqs));
 	b->t = t;
 	b->max_rules = SFU_TABLE_HASH_MIN / 2;
 	return sfu_table_grow_rules(b);
 }
 
+/* Give back the room of rows that turned out to be shared. */
+static void sfu_table_trim(struct sfu_table *t, u32 room)
+{
+	struct sfu_table_row *rows;
+
+	if (t->nr_rows == room || !t->nr_rows)
+		return;
+	rows = sfu_alloc_array(t->nr_rows, sizeof(*rows));
+	if (!rows)
+		return;		/* keep the larger array */
+	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
+	sfu_free(t->rows);
+	t->rows = rows;
+}
+
 static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->fns);
-	sfu_free(t->row_start);
-	sfu_free(t->row_rule);
+	sfu_free(t->rows);
 	sfu_free(t->rules);
 	sfu_free(t->hot);
 	memset(t, 0, sizeof(*t));
@@ -243,8 +373,8 @@ static void sfu_table_free(struct sfu_table *t)
  * @sec: a section set up with sfu_section_init() in kernel memory, with
  *	lookup entries, that will not change
  *
- * Rows of functions that share them are decoded once per function.  A
- * section the table cannot describe as the decoder reads it (a corrupt
+ * Rows are decoded once per function and stored once per distinct
+ * sequence.  A section the table cannot describe as the decoder reads it (a corrupt
  * row or descriptor, more rows or distinct rules than a table holds) is
  * left without one.
  *
@@ -261,6 +391,8 @@ int sfu_table_build(struct sfu_section *sec)
 
 	if (sec->mem != SFU_MEM_KERNEL || !sec->ents || !sec->nr_fdes)
 		return -EOPNOTSUPP;
+	if (sec->nr_fdes > SFU_TABLE_MAX_ROWS)
+		return -E2BIG;
 	t = sfu_alloc_array(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -268,11 +400,14 @@ int sfu_table_build(struct sfu_section *sec)
 	room = sfu_table_room(sec);
 	ret = sfu_table_alloc(t, sec->nr_fdes, room, &b);
 	for (pos = 0; !ret && pos < sec->nr_fdes; pos++) {
-		ret = sfu_table_add_fn(sec, &b, pos, &room);
+		ret = sfu_table_add_fn(sec, &b, pos);
 		if (!(pos % SFU_TABLE_HASH_MIN))
 			sfu_cond_resched();
 	}
 	sfu_free(b.hash);
+	sfu_free(b.seqs);
+	if (!ret)
+		sfu_table_trim(t, b.max_rows);
 	if (ret) {
 		sfu_table_free(t);
 		sfu_free(t);
@@ -308,8 +443,7 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	if (!t)
 		return 0;
 	return sizeof(*t) + (size_t)sec->nr_fdes * sizeof(*t->fns) +
-	       (size_t)t->nr_rows * (sizeof(*t->row_start) +
-				     sizeof(*t->row_rule)) +
+	       (size_t)t->nr_rows * sizeof(*t->rows) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       BIT(t->hot_bits) * sizeof(*t->hot);
 }
@@ -323,7 +457,7 @@ static u32 sfu_table_row(const struct sfu_table *t, u32 first, u32 nr,
 	/* Number of rows whose start is <= off. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (t->row_start[first + mid] <= off)
+		if (t->rows[first + mid].start <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -350,7 +484,7 @@ static int sfu_table_rule_at(const struct sfu_table *t, u32 pos, u32 off,
 	row = sfu_table_row(t, fn->first, fn->nr, in);
 	if (row == fn->nr)
 		return -ENOENT;
-	*id = t->row_rule[fn->first + row];
+	*id = t->rows[fn->first + row].rule;
 	return 0;
 }
 
@@ -378,7 +512,9 @@ const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc)
 	off = (u32)(pc - sec->text_lo);
 	b = (u32)((u64)off >> sec->block_shift);
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
-	pos = sfu_search_ents(sec, off, sec->blocks[b], hi);
+	/* The functions hold their starts: the entries are not read. */
+	pos = sfu_search_starts(t->fns, sizeof(*t->fns), off, sec->blocks[b],
+				hi);
 	if (sfu_table_rule_at(t, pos, off, &id))
 		return NULL;
 	if (sfu_table_hot_enabled)

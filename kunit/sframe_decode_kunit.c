@@ -753,23 +753,38 @@ static void sfu_test_table(struct kunit *test)
 	sfu_check_table(test, buf, len, c->abi, 1);
 }
 
-/* A long function's rows, through the table, at every 7th address. */
+/* Functions of the table long section: the same rows each. */
+#define SFU_TABLE_LONG_FUNCS	3
+
+/*
+ * Long functions' rows, through the table, at every 7th address; the
+ * functions have the same rows (V2, V3: the same FRE data; V1: copies),
+ * which the table stores once.
+ */
 static void sfu_test_table_long(struct kunit *test)
 {
 	const struct sfu_case *c = test->param_value;
-	u32 rows = SFU_MAX_FDE_FRES;
+	u32 rows = SFU_MAX_FDE_FRES, nr = SFU_TABLE_LONG_FUNCS;
+	struct sfu_section sec;
 	s64 len;
 	u8 *buf;
 
-	len = sfu_test_long_section(c->version, c->abi, rows, 1,
+	len = sfu_test_long_section(c->version, c->abi, rows, nr,
 				    SFU_TEST_LONG_TEXT, NULL, 0, SFU_TEST_VADDR);
 	KUNIT_ASSERT_GT(test, len, 0);
 	buf = kunit_kzalloc(test, len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, sfu_test_long_section(c->version, c->abi, rows, 1,
-						    SFU_TEST_LONG_TEXT, buf,
-						    len, SFU_TEST_VADDR), len);
+	KUNIT_ASSERT_EQ(test, sfu_test_long_section(c->version, c->abi, rows,
+						    nr, SFU_TEST_LONG_TEXT,
+						    buf, len, SFU_TEST_VADDR),
+			len);
 	sfu_check_table(test, buf, len, c->abi, 7);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
+	KUNIT_EXPECT_EQ(test, sec.table->nr_rows, rows);
+	KUNIT_EXPECT_EQ(test, sec.table->fns[nr - 1].first,
+			sec.table->fns[0].first);
+	sfu_section_destroy(&sec);
 }
 
 /* A corrupt row, or a section in user memory, gets no table. */

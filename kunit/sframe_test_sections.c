@@ -203,19 +203,42 @@ s64 sfu_test_std_section(u8 version, u8 abi, bool sorted, u8 *buf,
 	return sfu_encode(&p, b.fdes, b.nr_fdes, buf, cap);
 }
 
+/* Distinct frame sizes of the last row of sfu_test_synthetic(). */
+#define SFU_SYNTH_FRAMES	1024
+
+/*
+ * The three rows of function @i of sfu_test_synthetic(), made distinct
+ * from those of the other functions: the second row starts in the first
+ * half of the function, the third in the second half, and the third's
+ * CFA offset is one of SFU_SYNTH_FRAMES.
+ */
+static void sfu_synth_distinct(struct sfu_enc_fre *rows, u32 i, u32 size)
+{
+	u32 half = size / 2;
+
+	rows[1].start = 1 + i % (half - 1);
+	i /= half - 1;
+	rows[2].start = half + i % half;
+	i /= half;
+	rows[2].words[0] = 16 + 8 * (i % SFU_SYNTH_FRAMES);
+}
+
 /**
- * sfu_test_synthetic() - a large sorted section of identical functions
+ * sfu_test_synthetic() - a large sorted section of like functions
  * @version: SFrame version
  * @abi: ABI id
  * @nr_fdes: number of functions
  * @func_size: size of each function; they are laid out back to back
+ * @distinct: give every function rows of its own (@func_size at least
+ *	64; unique up to 31 * 32 * SFU_SYNTH_FRAMES functions at 64 bytes)
+ *	rather than the same three rows to all
  * @buf: output, or NULL to measure
  * @cap: size of @buf
  *
- * Return: the section size.
+ * Return: the section size, or a negative error code.
  */
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
-		       u8 *buf, size_t cap)
+		       bool distinct, u8 *buf, size_t cap)
 {
 	static const struct sfu_enc_fre rows[] = {
 		{ .start = 0, .base = SFRAME_BASE_REG_SP, .nr_words = 1,
@@ -225,24 +248,34 @@ s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 		{ .start = 4, .base = SFRAME_BASE_REG_FP, .nr_words = 2,
 		  .words = { 16, -16 } },
 	};
+	struct sfu_enc_fre *own = NULL;
 	struct sfu_enc_params p;
 	struct sfu_enc_fde *fdes;
-	s64 len;
-	u32 i;
+	s64 len = -ENOMEM;
+	u32 i, n = ARRAY_SIZE(rows);
 
 	fdes = sfu_alloc_array(nr_fdes, sizeof(*fdes));
-	if (!fdes)
-		return -ENOMEM;
+	if (distinct)
+		own = sfu_alloc_array((size_t)nr_fdes * n, sizeof(*own));
+	if (!fdes || (distinct && !own))
+		goto free_arrays;
 	for (i = 0; i < nr_fdes; i++) {
 		memset(&fdes[i], 0, sizeof(fdes[i]));
 		fdes[i].start = 0x100000 + (u64)i * func_size;
 		fdes[i].size = func_size;
-		fdes[i].nr_fres = ARRAY_SIZE(rows);
+		fdes[i].nr_fres = n;
 		fdes[i].fres = rows;
+		if (!distinct)
+			continue;
+		memcpy(&own[i * n], rows, sizeof(rows));
+		sfu_synth_distinct(&own[i * n], i, func_size);
+		fdes[i].fres = &own[i * n];
 	}
 	sfu_test_params(&p, version, abi, 0);
 	p.flags |= SFRAME_F_FDE_SORTED;
 	len = sfu_encode(&p, fdes, nr_fdes, buf, cap);
+free_arrays:
+	sfu_free(own);
 	sfu_free(fdes);
 	return len;
 }

@@ -45,6 +45,6 @@ static inline s32 sfu_test_long_cfa(u32 row)
 s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
 			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
-		       u8 *buf, size_t cap);
+		       bool distinct, u8 *buf, size_t cap);
 
 #endif /* _SFRAME_TEST_SECTIONS_H */

@@ -87,6 +87,7 @@ static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 
 #else /* !__KERNEL__ */
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,11 +3,14 @@
  * Lookup micro-benchmark: a synthetic sorted section of N identical
  * 64-byte functions, and PC lookups at pseudo-random addresses inside it.
  *
- *   bench-lookup NR_FDES NR_LOOKUPS [table]
+ *   bench-lookup NR_FDES NR_LOOKUPS [table | distinct]
  *
  * With "table", the section gets a rule table (sframe_table.c), as the
  * module gives the sections of files and sidecars; without, lookups read
- * and decode the section, as for a JIT's.
+ * and decode the section, as for a JIT's.  All functions have the same
+ * rows, which the table stores once; with "distinct" the section gets a
+ * table too, but every function has rows of its own, as most functions
+ * of real programs do.
  *
  * Prints "fdes=N lookups=M bytes=B index_bytes=I ns_per_lookup=X": the
  * section's size, what its lookup indexes take, and the CPU time of the
@@ -65,31 +68,38 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
 	struct sfu_section sec;
+	bool table, distinct;
 	u32 nr_fdes, nr, i;
 	u64 seed = 0x9e3779b97f4a7c15ull, *pcs;
 	double t0, t1;
 	s64 len;
 	u8 *buf;
 
-	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "table")))
+	distinct = argc == 4 && !strcmp(argv[3], "distinct");
+	table = distinct || (argc == 4 && !strcmp(argv[3], "table"));
+	if (argc != 3 && !table)
 		return 2;
 	nr_fdes = strtoul(argv[1], NULL, 0);
 	nr = strtoul(argv[2], NULL, 0);
 	len = sfu_test_synthetic(SFRAME_VERSION_3,
 				 SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
-				 BENCH_FUNC_SIZE, NULL, 0);
-	buf = malloc(len);
+				 BENCH_FUNC_SIZE, distinct, NULL, 0);
+	buf = len > 0 ? malloc(len) : NULL;
 	pcs = malloc(sizeof(*pcs) * nr);
 	if (!buf || !pcs)
 		return 1;
-	sfu_test_synthetic(SFRAME_VERSION_3, SFRAME_ABI_AMD64_ENDIAN_LITTLE,
-			   nr_fdes, BENCH_FUNC_SIZE, buf, len);
+	if (sfu_test_synthetic(SFRAME_VERSION_3,
+			       SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
+			       BENCH_FUNC_SIZE, distinct, buf, len) != len) {
+		fprintf(stderr, "bench-lookup: no synthetic section\n");
+		return 1;
+	}
 	if (sfu_section_init(&sec, (unsigned long)buf, len, 0,
 			     SFU_MEM_KERNEL, SFU_ABI_ANY)) {
 		fprintf(stderr, "bench-lookup: bad synthetic section\n");
 		return 1;
 	}
-	if (argc == 4 && sfu_table_build(&sec)) {
+	if (table && sfu_table_build(&sec)) {
 		fprintf(stderr, "bench-lookup: no rule table\n");
 		return 1;
 	}
