@@ -105,6 +105,7 @@ struct sfu_table_row {
 struct sfu_table {
 	struct sfu_table_fn *fns;	/* one per FDE */
 	struct sfu_table_row *rows;	/* row sequences, each stored once */
+	u32 *block_rows;	/* per block: its first function's first row */
 	u32 nr_rows;
 	struct sfu_rule *rules;	/* distinct */
 	u32 nr_rules;

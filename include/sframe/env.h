@@ -25,6 +25,7 @@ enum sfu_mem {
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/prefetch.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -86,6 +87,8 @@ static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 }
 
 #else /* !__KERNEL__ */
+
+#define prefetch(x)	__builtin_prefetch(x)
 
 #include <assert.h>
 #include <errno.h>
