@@ -73,7 +73,7 @@ struct sfu_fork_work {
 struct sfu_fhook {
 	const char *name;
 	struct ftrace_ops ops;
-	bool on;
+	bool on;		/* registered: init and exit only */
 };
 
 /* Hook calls under way; unload waits for them (see sfu_hooks_exit()). */
@@ -380,7 +380,7 @@ static int sfu_fhook_on(struct sfu_fhook *h)
 		ftrace_free_filter(&h->ops);
 		return ret;
 	}
-	WRITE_ONCE(h->on, true);
+	h->on = true;
 	return 0;
 }
 
@@ -391,7 +391,7 @@ static void sfu_fhook_off(struct sfu_fhook *h)
 		return;
 	unregister_ftrace_function(&h->ops);
 	ftrace_free_filter(&h->ops);
-	WRITE_ONCE(h->on, false);
+	h->on = false;
 }
 
 /**

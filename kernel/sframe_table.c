@@ -192,29 +192,18 @@ static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
 	return 0;
 }
 
-/* The hash of the @nr rows at @first (their fields: rows have padding). */
+static_assert(sizeof(struct sfu_table_row) == sizeof(u32) + sizeof(u16),
+	      "rows have no padding: their bytes are their fields");
+
+/* The hash of the @nr rows at @first. */
 static u32 sfu_seq_hash(const struct sfu_table *t, u32 first, u32 nr)
 {
-	u32 h = SFU_FNV_BASIS, i;
-
-	for (i = 0; i < nr; i++) {
-		h = sfu_fnv(h, &t->rows[first + i].start,
-			    sizeof(t->rows[0].start));
-		h = sfu_fnv(h, &t->rows[first + i].rule,
-			    sizeof(t->rows[0].rule));
-	}
-	return h;
+	return sfu_fnv(SFU_FNV_BASIS, &t->rows[first], nr * sizeof(*t->rows));
 }
 
 static bool sfu_seq_equal(const struct sfu_table *t, u32 a, u32 b, u32 nr)
 {
-	u32 i;
-
-	for (i = 0; i < nr; i++)
-		if (t->rows[a + i].start != t->rows[b + i].start ||
-		    t->rows[a + i].rule != t->rows[b + i].rule)
-			return false;
-	return true;
+	return !memcmp(&t->rows[a], &t->rows[b], nr * sizeof(*t->rows));
 }
 
 /*
