@@ -22,8 +22,10 @@
  * A lookup is then the block slot, a binary search of the functions of
  * one block (their starts are in the functions themselves, so the line
  * that ends the search holds the function found), a binary search of one
- * function's rows and a copy of the rule: at most three lines that depend
- * on one another, of which shared rows and the rules are usually cached.
+ * function's rows and a copy of the rule.  The rows of the block's
+ * functions are prefetched before the search (where each block's rows
+ * begin is kept too), so that the function's line and its rows' lines
+ * are fetched together rather than one after the other.
  * Its answers are the section's own: the table is built with the same
  * decoder, and a section it cannot describe exactly (a corrupt row, too
  * many distinct rules) gets no table and is read as before.  Sections in
