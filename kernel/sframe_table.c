@@ -66,8 +66,10 @@ struct sfu_table_build {
 	u32 hash_size;
 	u32 max_rules;		/* room in t->rules */
 	u32 max_rows;		/* room in t->rows */
+	u32 decoded;		/* rows decoded so far, kept or not */
 	u32 *seqs;		/* position of a function + 1, 0: empty */
 	u32 seqs_size;
+	u32 *srcs;		/* the same, by where the FRE data is */
 };
 
 static u32 sfu_fnv(u32 h, const void *buf, size_t len)
@@ -148,30 +150,6 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 	return 0;
 }
 
-/*
- * More room for rows: functions that point to the same FRE data but read
- * it differently have more rows than the section's FREs.
- */
-static int sfu_table_grow_rows(struct sfu_table_build *b)
-{
-	struct sfu_table *t = b->t;
-	struct sfu_table_row *rows;
-	u32 n;
-
-	if (b->max_rows >= SFU_TABLE_MAX_ROWS)
-		return -E2BIG;
-	n = b->max_rows < SFU_TABLE_MAX_ROWS / 2 ? 2 * b->max_rows :
-						      SFU_TABLE_MAX_ROWS;
-	rows = sfu_alloc_array(n, sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
-	sfu_free(t->rows);
-	t->rows = rows;
-	b->max_rows = n;
-	return 0;
-}
-
 /* Append the row at @start with @rule to the table. */
 static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
 			     const struct sfu_rule *rule)
@@ -180,11 +158,15 @@ static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
 	u16 id;
 	int ret;
 
-	if (t->nr_rows == b->max_rows) {
-		ret = sfu_table_grow_rows(b);
-		if (ret)
-			return ret;
-	}
+	/*
+	 * Rows decoded, kept or shared, stay within the section's FREs and
+	 * one per function: FRE data that functions share is decoded once
+	 * (sfu_table_same_src()), so only a section whose descriptors
+	 * overlap each other's rows in other ways gets here.
+	 */
+	if (b->decoded == b->max_rows)
+		return -E2BIG;
+	b->decoded++;
 	ret = sfu_table_rule_id(b, rule, &id);
 	if (ret)
 		return ret;
@@ -262,23 +244,79 @@ static int sfu_table_add_rows(struct sfu_section *sec,
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/* The descriptor of the function at sorted position @pos. */
+static int sfu_table_fde(struct sfu_section *sec, u32 pos, struct sfu_fde *fde)
+{
+	u32 id = sec->keys ? sec->keys[pos].id : pos;
+	const struct sfu_elem *e = sfu_elem_of(sec, id);
+
+	return sfu_read_fde(sec, e, id - e->first_id, fde, SFU_MEM_KERNEL);
+}
+
+/* Do @a and @b read their FRE data the same way, up to their sizes? */
+static bool sfu_same_reading(const struct sfu_fde *a, const struct sfu_fde *b)
+{
+	return a->num_fres == b->num_fres && a->info == b->info &&
+	       a->info2 == b->info2 && a->rep_size == b->rep_size &&
+	       a->fde_type == b->fde_type;
+}
+
+/*
+ * An earlier function whose FRE data @fde points to and reads the same
+ * way: its rows are @fde's too, as long as they start within @fde (the
+ * decoder's own check).  Else remember @fde, at @pos, for later ones.
+ * Return: the earlier function or NULL.
+ */
+static const struct sfu_table_fn *
+sfu_table_same_src(struct sfu_section *sec, struct sfu_table_build *b,
+		   const struct sfu_fde *fde, u32 pos)
+{
+	const struct sfu_table *t = b->t;
+	const struct sfu_table_fn *old;
+	struct sfu_fde prev;
+	u32 h, n, limit;
+
+	if (!fde->num_fres)
+		return NULL;
+	h = sfu_fnv(SFU_FNV_BASIS, &fde->fres_off, sizeof(fde->fres_off)) &
+	    (b->seqs_size - 1);
+	limit = fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? fde->rep_size :
+							 fde->size;
+	while ((n = b->srcs[h])) {
+		old = &t->fns[n - 1];
+		if (!sfu_table_fde(sec, n - 1, &prev) &&
+		    prev.fres_off == fde->fres_off &&
+		    sfu_same_reading(&prev, fde))
+			return old->nr == fde->num_fres &&
+			       t->rows[old->first + old->nr - 1].start <= limit ?
+			       old : NULL;
+		h = (h + 1) & (b->seqs_size - 1);
+	}
+	b->srcs[h] = pos + 1;
+	return NULL;
+}
+
 /* The function at sorted position @pos and its rows. */
 static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
 			    u32 pos)
 {
 	struct sfu_table_fn *fn = &b->t->fns[pos];
-	const struct sfu_elem *e;
+	const struct sfu_table_fn *same;
 	struct sfu_fde fde;
-	u32 id = sec->keys ? sec->keys[pos].id : pos;
 	int ret;
 
-	e = sfu_elem_of(sec, id);
-	ret = sfu_read_fde(sec, e, id - e->first_id, &fde, SFU_MEM_KERNEL);
+	ret = sfu_table_fde(sec, pos, &fde);
 	if (ret)
 		return ret;
 	fn->start = (u32)(fde.start - sec->text_lo);
 	fn->size = fde.size;
 	fn->rep = fde.pc_type == SFRAME_FDE_TYPE_PCMASK ? fde.rep_size : 0;
+	same = sfu_table_same_src(sec, b, &fde, pos);
+	if (same) {
+		fn->first = same->first;
+		fn->nr = same->nr;
+		return 0;
+	}
 	fn->first = b->t->nr_rows;
 	ret = sfu_table_add_rows(sec, b, &fde);
 	fn->nr = b->t->nr_rows - fn->first;
@@ -288,8 +326,8 @@ static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
 }
 
 /*
- * Room for rows to start with: the section's FREs, and one per function;
- * shared FRE data read the same way is stored once.
+ * Rows a table may decode: the section's FREs, and one per function (a
+ * V3 function without rows may still have a rule).
  */
 static u32 sfu_table_room(struct sfu_section *sec)
 {
@@ -333,28 +371,35 @@ static int sfu_table_alloc(struct sfu_table *t, u32 nr_fns, u32 room,
 	t->hot = sfu_alloc_array(BIT(t->hot_bits), sizeof(*t->hot));
 	b->seqs_size = sfu_seqs_size(nr_fns);
 	b->seqs = sfu_alloc_array(b->seqs_size, sizeof(*b->seqs));
-	if (!t->fns || !t->rows || !t->hot || !b->seqs)
+	b->srcs = sfu_alloc_array(b->seqs_size, sizeof(*b->srcs));
+	if (!t->fns || !t->rows || !t->hot || !b->seqs || !b->srcs)
 		return -ENOMEM;
 	memset(t->hot, 0, BIT(t->hot_bits) * sizeof(*t->hot));
 	memset(b->seqs, 0, b->seqs_size * sizeof(*b->seqs));
+	memset(b->srcs, 0, b->seqs_size * sizeof(*b->srcs));
 	b->t = t;
 	b->max_rules = SFU_TABLE_HASH_MIN / 2;
 	return sfu_table_grow_rules(b);
 }
 
-/* Give back the room of rows that turned out to be shared. */
-static void sfu_table_trim(struct sfu_table *t, u32 room)
+/*
+ * Give back the room of rows that turned out to be shared (one row at
+ * least, so that the array stays).  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_trim(struct sfu_table *t, u32 room)
 {
+	u32 n = t->nr_rows ?: 1;
 	struct sfu_table_row *rows;
 
-	if (t->nr_rows == room || !t->nr_rows)
-		return;
-	rows = sfu_alloc_array(t->nr_rows, sizeof(*rows));
+	if (n == room)
+		return 0;
+	rows = sfu_alloc_array(n, sizeof(*rows));
 	if (!rows)
-		return;		/* keep the larger array */
+		return -ENOMEM;
 	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
 	sfu_free(t->rows);
 	t->rows = rows;
+	return 0;
 }
 
 /*
@@ -423,10 +468,11 @@ int sfu_table_build(struct sfu_section *sec)
 	}
 	sfu_free(b.hash);
 	sfu_free(b.seqs);
-	if (!ret) {
-		sfu_table_trim(t, b.max_rows);
+	sfu_free(b.srcs);
+	if (!ret)
+		ret = sfu_table_trim(t, b.max_rows);
+	if (!ret)
 		ret = sfu_table_block_rows(sec, t);
-	}
 	if (ret) {
 		sfu_table_free(t);
 		sfu_free(t);
@@ -462,7 +508,7 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	if (!t)
 		return 0;
 	return sizeof(*t) + (size_t)sec->nr_fdes * sizeof(*t->fns) +
-	       (size_t)t->nr_rows * sizeof(*t->rows) +
+	       (size_t)(t->nr_rows ?: 1) * sizeof(*t->rows) +
 	       (size_t)sec->nr_blocks * sizeof(*t->block_rows) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       BIT(t->hot_bits) * sizeof(*t->hot);
