@@ -19,31 +19,59 @@ void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,
 		   u64 pc_off, struct sfu_fre_iter *it);
 
 /*
+ * How a function reads its FRE data.  Functions that point to the same
+ * data read the same rows only if they agree on all of it.
+ */
+struct sfu_rows_shape {
+	u32 num_fres;
+	u8 info;		/* FRE and PC types */
+	u8 rep_size;
+	u8 fde_type;
+};
+
+static inline void sfu_fde_shape(const struct sfu_fde *fde,
+				 struct sfu_rows_shape *shape)
+{
+	shape->num_fres = fde->num_fres;
+	shape->info = fde->info;
+	shape->rep_size = fde->rep_size;
+	shape->fde_type = fde->fde_type;
+}
+
+static inline bool sfu_same_shape(const struct sfu_rows_shape *a,
+				  const struct sfu_rows_shape *b)
+{
+	return a->num_fres == b->num_fres && a->info == b->info &&
+	       a->rep_size == b->rep_size && a->fde_type == b->fde_type;
+}
+
+/*
  * Last position in [@lo, @hi] of a sorted array of @stride-byte elements,
- * each starting with its u32 start, whose start is at or before @off.
- * Inline: the walker's table lookups make no call (a call that saves its
- * return address signs and checks it on arm64 kernels built with pointer
- * authentication, which QEMU's default algorithm makes slow); @stride is
- * a constant there.
+ * each starting with its u32 start (aligned or not), whose start is at or
+ * before @off; @lo if none is.  Inline: the walker's table lookups make
+ * no call (a call that saves its return address signs and checks it on
+ * arm64 kernels built with pointer authentication, which QEMU's default
+ * algorithm makes slow); @stride is a constant at every caller.
  */
 static inline u32 sfu_search_starts(const void *base, size_t stride,
 				    u32 off, u32 lo, u32 hi)
 {
-	u32 mid;
+	const u8 *p = (const u8 *)base + (size_t)lo * stride;
+	u32 n = hi > lo ? hi - lo + 1 : 1, half, start;
 
-	while (lo < hi) {
-		mid = hi - (hi - lo) / 2;
-		if (*(const u32 *)((const u8 *)base + mid * stride) <= off)
-			lo = mid;
-		else
-			hi = mid - 1;
+	/* Halve the range without a branch on the data: no mispredictions. */
+	while (n > 1) {
+		half = n / 2;
+		memcpy(&start, p + (size_t)half * stride, sizeof(start));
+		p = start <= off ? p + (size_t)half * stride : p;
+		n -= half;
 	}
-	return lo;
+	return (u32)((p - (const u8 *)base) / stride);
 }
 
 static_assert(offsetof(struct sfu_ent, start) == 0, "entries start with it");
-static_assert(offsetof(struct sfu_table_fn, start) == 0,
-	      "table functions start with it");
+static_assert(offsetof(struct sfu_table_row, start) == 0,
+	      "table entries start with it");
 
 /* Last position in [@lo, @hi] whose lookup entry starts at or before @off. */
 static inline u32 sfu_search_ents(const struct sfu_section *sec, u32 off,

@@ -608,12 +608,9 @@ static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
 /* An FDE's rows, for finding the FDEs that share them. */
 struct sfu_vkey {
 	u64 fres_off;
-	u32 num_fres;
+	struct sfu_rows_shape shape;
 	u32 idx;
 	u32 size;
-	u8 info;
-	u8 fde_type;
-	u8 rep_size;
 };
 
 static int sfu_vkey_cmp(const void *pa, const void *pb)
@@ -623,13 +620,6 @@ static int sfu_vkey_cmp(const void *pa, const void *pb)
 	if (a->fres_off != b->fres_off)
 		return a->fres_off < b->fres_off ? -1 : 1;
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
-static bool sfu_vkey_same_rows(const struct sfu_vkey *a,
-			       const struct sfu_vkey *b)
-{
-	return a->num_fres == b->num_fres && a->info == b->info &&
-	       a->fde_type == b->fde_type && a->rep_size == b->rep_size;
 }
 
 /*
@@ -651,12 +641,9 @@ static int sfu_vkeys_read(struct sfu_section *sec, const struct sfu_elem *e,
 		if (!fde.num_fres)
 			continue;
 		keys[n].fres_off = fde.fres_off;
-		keys[n].num_fres = fde.num_fres;
+		sfu_fde_shape(&fde, &keys[n].shape);
 		keys[n].idx = i;
 		keys[n].size = fde.size;
-		keys[n].info = fde.info;
-		keys[n].fde_type = fde.fde_type;
-		keys[n].rep_size = fde.rep_size;
 		n++;
 	}
 	*nr = n;
@@ -678,7 +665,7 @@ static int sfu_validate_group(struct sfu_section *sec,
 	int ret;
 
 	for (i = 1; i < n; i++) {
-		if (!sfu_vkey_same_rows(&k[0], &k[i])) {
+		if (!sfu_same_shape(&k[0].shape, &k[i].shape)) {
 			sec->diag.what = "FDEs share FREs but not their layout";
 			sec->diag.off = e->fde_off + (u64)k[i].idx * e->fde_size;
 			return -EBADMSG;
@@ -687,7 +674,7 @@ static int sfu_validate_group(struct sfu_section *sec,
 			size = k[i].size;
 	}
 	/* Bounds the work: distinct row groups fit in the header's count. */
-	*rows += k[0].num_fres;
+	*rows += k[0].shape.num_fres;
 	if (*rows > e->num_fres) {
 		sec->diag.what = "FDEs claim more FREs than the header";
 		sec->diag.off = e->fde_off + (u64)k[0].idx * e->fde_size;

@@ -9,44 +9,72 @@
  * memory per frame, where a frame-pointer step is two loads.  For sections
  * that do not change once registered (those of files and sidecars, read
  * from a kernel copy), the table does that work at set-up, in the spirit
- * of ORC's tables:
+ * of ORC's tables, and lays the answers out flat over the text:
  *
- *  - a function per FDE, in the order of the lookup entries: its start
- *    and size, its first row and number of rows, its repeat size (PCMASK);
- *  - the rows of the functions: each row's start offset and the number of
- *    its rule, next to each other; functions whose rows are the same (the
- *    same starts and rules: a common prologue, a leaf that keeps its frame
- *    on the stack pointer) share one copy;
+ *  - entries sorted by address, each an offset from text_lo and the rule
+ *    in force from there to the next entry (SFU_TABLE_NONE where nothing
+ *    describes the PC: between functions, before a function's first row);
+ *    a function's rows become entries at their absolute offsets, those of
+ *    a repeating (PCMASK) function once per repetition, and an entry with
+ *    the rule of the one before it is left out;
+ *  - a block index: the text cut into 2^shift byte blocks of about
+ *    SFU_TABLE_BLOCK_ROWS entries each, and for each block the entry in
+ *    force at its start;
  *  - the distinct rules, each stored once.
  *
- * A lookup is then the block slot, a binary search of the functions of
- * one block (their starts are in the functions themselves, so the line
- * that ends the search holds the function found), a binary search of one
- * function's rows and a copy of the rule.  The rows of the block's
- * functions are prefetched before the search (where each block's rows
- * begin is kept too), so that the function's line and its rows' lines
- * are fetched together rather than one after the other.
+ * A lookup is then one index slot, a binary search of one block's entries
+ * (asked for together before the search: a line or two) and a copy of the
+ * rule, which the hot entries (sfu_table_find_hot()) skip for a PC seen
+ * before.  The functions themselves are not kept: their starts, ends and
+ * repetitions are in the entries.
+ *
  * Its answers are the section's own: the table is built with the same
- * decoder, and a section it cannot describe exactly (a corrupt row, too
- * many distinct rules) gets no table and is read as before.  Sections in
- * user memory that may change (JIT) never get one.
+ * decoder from the same descriptors, a function's entries end where the
+ * lookup of the section would stop reading it (its end, or the next
+ * function's start), and a section it cannot describe exactly (a corrupt
+ * row, too many distinct rules) gets no table and is read as before.  The
+ * work of a build is bounded by the section's size: FRE data that several
+ * functions point to is decoded once, and rows decoded and entries made
+ * stop at a multiple of the section's rows and functions (-E2BIG).
+ * Sections in user memory that may change (JIT) never get a table.
  */
 #include "sframe_internal.h"
 
-/* Distinct rules a table may hold: rule numbers are 16 bits. */
-#define SFU_TABLE_MAX_RULES	0xffff
-/* Rows a table may hold (shared rows count once), and functions. */
+/* Distinct rules a table may hold: their numbers stay below the marker. */
+#define SFU_TABLE_MAX_RULES	SFU_TABLE_NONE
+/* Entries a table may hold, and functions it may describe. */
 #define SFU_TABLE_MAX_ROWS	BIT(24)
-/* Buckets of the rule hash while building: a power of two. */
-#define SFU_TABLE_HASH_MIN	64
 /*
- * Rows a lookup asks for ahead: those of its block, up to four lines of
- * x86-64's and arm64's 64 bytes (s390's lines are larger: asks that fall
- * on a line already asked for cost an instruction each).
+ * Work a build may do: rows decoded and entries made, up to this many
+ * times the section's rows and functions, plus the repetitions of PLT
+ * entries (a repeating function's rows are made once per repetition).
+ */
+#define SFU_TABLE_WORK_FACTOR	4
+#define SFU_TABLE_REPEAT_ROWS	BIT(16)
+/* Buckets of the build's hashes, at least: a power of two. */
+#define SFU_TABLE_HASH_MIN	64
+/* Entries of a block, about: 48 bytes, a line or two. */
+#define SFU_TABLE_BLOCK_ROWS	8
+/*
+ * Entries a lookup searches in a fixed number of steps, from the one in
+ * force at its block's start (a power of two): the steps do not depend on
+ * the data, so the processor need not wait for it to know how many there
+ * are.  Blocks with more entries are searched by halving their range.
+ * The array ends with SFU_TABLE_WINDOW - 1 entries past any offset.
+ */
+#define SFU_TABLE_WINDOW	16
+#define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
+/* Blocks span 16 bytes of text at least, 4 GiB (all of it) at most. */
+#define SFU_TABLE_SHIFT_MIN	4
+#define SFU_TABLE_SHIFT_MAX	32
+/*
+ * Entries a lookup asks for ahead: those of its block, up to four lines
+ * of x86-64's and arm64's 64 bytes (s390's lines are larger: asks that
+ * fall on a line already asked for cost an instruction each).
  */
 #define SFU_TABLE_LINE		64
 #define SFU_TABLE_AHEAD		(4 * SFU_TABLE_LINE)
-/* Hot entries (struct sfu_table): 2^6 to 2^10, about one per row. */
+/* Hot entries (struct sfu_table): 2^6 to 2^10, about one per entry. */
 #define SFU_HOT_MIN_BITS	6
 #define SFU_HOT_MAX_BITS	10
 
@@ -56,20 +84,32 @@ bool sfu_table_hot_enabled = true;
 #define SFU_FNV_BASIS		2166136261u
 #define SFU_FNV_PRIME		16777619u
 
+/* FRE data decoded once: where its rows went, and how it was read. */
+struct sfu_table_src {
+	u64 fres_off;
+	struct sfu_rows_shape shape;
+	u32 first;		/* in sfu_table_build.runs */
+	u32 nr;
+};
+
 /*
- * A table being built: the rule hash and the row-sequence hash, both open
- * addressing, power-of-two sizes.
+ * A table being built: the rule hash, the rows decoded (by where their
+ * FRE data is) and what is left of the work a build may do.
  */
 struct sfu_table_build {
 	struct sfu_table *t;
 	u32 *hash;		/* rule number + 1, 0: empty */
 	u32 hash_size;
 	u32 max_rules;		/* room in t->rules */
-	u32 max_rows;		/* room in t->rows */
-	u32 decoded;		/* rows decoded so far, kept or not */
-	u32 *seqs;		/* position of a function + 1, 0: empty */
-	u32 seqs_size;
-	u32 *srcs;		/* the same, by where the FRE data is */
+	u32 cap_rows;		/* room in t->rows */
+	u32 work;		/* rows decoded and entries made, left */
+	struct sfu_table_row *runs;	/* starts from their function */
+	u32 nr_runs;
+	u32 max_runs;
+	struct sfu_table_src *srcs;
+	u32 nr_srcs;
+	u32 *src_hash;		/* source number + 1, 0: empty */
+	u32 src_hash_size;
 };
 
 static u32 sfu_fnv(u32 h, const void *buf, size_t len)
@@ -88,13 +128,22 @@ static u32 sfu_rule_hash(const struct sfu_rule *rule)
 	return sfu_fnv(SFU_FNV_BASIS, rule, sizeof(*rule));
 }
 
+/* One unit of the build's work; false when none is left. */
+static bool sfu_table_spend(struct sfu_table_build *b)
+{
+	if (!b->work)
+		return false;
+	b->work--;
+	return true;
+}
+
 static int sfu_table_grow_rules(struct sfu_table_build *b)
 {
 	u32 n = b->max_rules * 2, i, *hash;
 	struct sfu_rule *rules;
 
-	if (n > SFU_TABLE_MAX_RULES + 1)
-		n = SFU_TABLE_MAX_RULES + 1;
+	if (n > SFU_TABLE_MAX_RULES)
+		n = SFU_TABLE_MAX_RULES;
 	rules = sfu_alloc_array(n, sizeof(*rules));
 	hash = sfu_alloc_array(2 * n, sizeof(*hash));
 	if (!rules || !hash) {
@@ -128,13 +177,6 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 	u32 h, n;
 	int ret;
 
-	if (b->t->nr_rules == b->max_rules) {
-		if (b->max_rules > SFU_TABLE_MAX_RULES)
-			return -E2BIG;
-		ret = sfu_table_grow_rules(b);
-		if (ret)
-			return ret;
-	}
 	h = sfu_rule_hash(rule) & (b->hash_size - 1);
 	while ((n = b->hash[h])) {
 		if (!memcmp(&b->t->rules[n - 1], rule, sizeof(*rule))) {
@@ -143,6 +185,17 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 		}
 		h = (h + 1) & (b->hash_size - 1);
 	}
+	if (b->t->nr_rules == b->max_rules) {
+		if (b->max_rules == SFU_TABLE_MAX_RULES)
+			return -E2BIG;
+		ret = sfu_table_grow_rules(b);
+		if (ret)
+			return ret;
+		/* The hash was made again: find the free bucket anew. */
+		h = sfu_rule_hash(rule) & (b->hash_size - 1);
+		while (b->hash[h])
+			h = (h + 1) & (b->hash_size - 1);
+	}
 	n = b->t->nr_rules++;
 	b->t->rules[n] = *rule;
 	b->hash[h] = n + 1;
@@ -150,98 +203,199 @@ static int sfu_table_rule_id(struct sfu_table_build *b,
 	return 0;
 }
 
-/* Append the row at @start with @rule to the table. */
-static int sfu_table_add_row(struct sfu_table_build *b, u32 start,
+/* A row decoded, at @start in its function, with @rule. */
+static int sfu_table_add_run(struct sfu_table_build *b, u32 start,
 			     const struct sfu_rule *rule)
 {
-	struct sfu_table *t = b->t;
 	u16 id;
 	int ret;
 
-	/*
-	 * Rows decoded, kept or shared, stay within the section's FREs and
-	 * one per function: FRE data that functions share is decoded once
-	 * (sfu_table_same_src()), so only a section whose descriptors
-	 * overlap each other's rows in other ways gets here.
-	 */
-	if (b->decoded == b->max_rows)
+	if (b->nr_runs == b->max_runs || !sfu_table_spend(b))
 		return -E2BIG;
-	b->decoded++;
 	ret = sfu_table_rule_id(b, rule, &id);
 	if (ret)
 		return ret;
-	t->rows[t->nr_rows].start = start;
-	t->rows[t->nr_rows].rule = id;
-	t->nr_rows++;
+	b->runs[b->nr_runs].start = start;
+	b->runs[b->nr_runs].rule = id;
+	b->nr_runs++;
 	return 0;
 }
 
-static_assert(sizeof(struct sfu_table_row) == sizeof(u32) + sizeof(u16),
-	      "rows have no padding: their bytes are their fields");
-
-/* The hash of the @nr rows at @first. */
-static u32 sfu_seq_hash(const struct sfu_table *t, u32 first, u32 nr)
-{
-	return sfu_fnv(SFU_FNV_BASIS, &t->rows[first], nr * sizeof(*t->rows));
-}
-
-static bool sfu_seq_equal(const struct sfu_table *t, u32 a, u32 b, u32 nr)
-{
-	return !memcmp(&t->rows[a], &t->rows[b], nr * sizeof(*t->rows));
-}
-
-/*
- * The rows just appended for the function at @pos: if an earlier function
- * has the same, point to those and take the new ones back.
- */
-static void sfu_table_share_rows(struct sfu_table_build *b, u32 pos)
-{
-	struct sfu_table *t = b->t;
-	struct sfu_table_fn *fn = &t->fns[pos];
-	const struct sfu_table_fn *old;
-	u32 h, n;
-
-	if (!fn->nr)
-		return;
-	h = sfu_seq_hash(t, fn->first, fn->nr) & (b->seqs_size - 1);
-	while ((n = b->seqs[h])) {
-		old = &t->fns[n - 1];
-		if (old->nr == fn->nr &&
-		    sfu_seq_equal(t, old->first, fn->first, fn->nr)) {
-			t->nr_rows = fn->first;
-			fn->first = old->first;
-			return;
-		}
-		h = (h + 1) & (b->seqs_size - 1);
-	}
-	b->seqs[h] = pos + 1;
-}
-
-/* The rows of @fde, decoded and appended. */
-static int sfu_table_add_rows(struct sfu_section *sec,
-			      struct sfu_table_build *b,
-			      const struct sfu_fde *fde)
+/* Every row of @fde, decoded and added to the runs. */
+static int sfu_table_decode(struct sfu_section *sec, struct sfu_table_build *b,
+			    const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_rule rule;
 	struct sfu_fre fre;
 	int ret;
 
-	if (!fde->num_fres) {
-		ret = sfu_fde_empty_rule(fde, &rule);
-		if (ret == -ENOENT)
-			return 0;
-		return ret ?: sfu_table_add_row(b, 0, &rule);
-	}
 	sfu_fre_iter_init(fde, &it);
 	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, SFU_MEM_KERNEL))) {
 		ret = sfu_fre_rule(sec, fde, &fre, &rule);
 		if (!ret)
-			ret = sfu_table_add_row(b, fre.start, &rule);
+			ret = sfu_table_add_run(b, fre.start, &rule);
 		if (ret)
 			return ret;
 	}
 	return ret == -ENOENT ? 0 : ret;
+}
+
+/* The bucket of FRE data at @fres_off among the sources. */
+static u32 sfu_src_bucket(const struct sfu_table_build *b, u64 fres_off)
+{
+	return sfu_fnv(SFU_FNV_BASIS, &fres_off, sizeof(fres_off)) &
+	       (b->src_hash_size - 1);
+}
+
+/*
+ * The rows of FRE data decoded before, if @fde reads it as the function
+ * that had it decoded did and they start within @fde (the decoder's own
+ * check).  Else NULL, with *@bucket free for @fde's own if it is the first
+ * to point there.
+ */
+static const struct sfu_table_src *
+sfu_table_same_src(const struct sfu_table_build *b, const struct sfu_fde *fde,
+		   u32 *bucket)
+{
+	const struct sfu_table_src *src;
+	struct sfu_rows_shape shape;
+	u32 h, n, limit;
+
+	sfu_fde_shape(fde, &shape);
+	limit = fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? fde->rep_size :
+							 fde->size;
+	for (h = sfu_src_bucket(b, fde->fres_off); (n = b->src_hash[h]);
+	     h = (h + 1) & (b->src_hash_size - 1)) {
+		src = &b->srcs[n - 1];
+		if (src->fres_off != fde->fres_off)
+			continue;
+		*bucket = b->src_hash_size;
+		if (sfu_same_shape(&src->shape, &shape) &&
+		    b->runs[src->first + src->nr - 1].start <= limit)
+			return src;
+		return NULL;
+	}
+	*bucket = h;
+	return NULL;
+}
+
+/*
+ * The rows of @fde, in b->runs: *@nr of them at *@first, decoded once for
+ * all the functions that point to the same FRE data and read it alike.
+ */
+static int sfu_table_fn_rows(struct sfu_section *sec, struct sfu_table_build *b,
+			     const struct sfu_fde *fde, u32 *first, u32 *nr)
+{
+	const struct sfu_table_src *same;
+	struct sfu_table_src *src;
+	struct sfu_rule rule;
+	u32 bucket;
+	int ret;
+
+	*first = b->nr_runs;
+	*nr = 0;
+	if (!fde->num_fres) {
+		ret = sfu_fde_empty_rule(fde, &rule);
+		if (ret == -ENOENT)
+			return 0;
+		ret = ret ?: sfu_table_add_run(b, 0, &rule);
+		*nr = b->nr_runs - *first;
+		return ret;
+	}
+	same = sfu_table_same_src(b, fde, &bucket);
+	if (same) {
+		*first = same->first;
+		*nr = same->nr;
+		return 0;
+	}
+	ret = sfu_table_decode(sec, b, fde);
+	*nr = b->nr_runs - *first;
+	if (ret || bucket == b->src_hash_size)
+		return ret;
+	src = &b->srcs[b->nr_srcs++];
+	src->fres_off = fde->fres_off;
+	sfu_fde_shape(fde, &src->shape);
+	src->first = *first;
+	src->nr = *nr;
+	b->src_hash[bucket] = b->nr_srcs;
+	return 0;
+}
+
+static int sfu_table_grow_rows(struct sfu_table_build *b)
+{
+	struct sfu_table *t = b->t;
+	struct sfu_table_row *rows;
+	u32 n;
+
+	if (b->cap_rows >= SFU_TABLE_MAX_ROWS)
+		return -E2BIG;
+	n = b->cap_rows > SFU_TABLE_MAX_ROWS / 2 ? SFU_TABLE_MAX_ROWS :
+						     2 * b->cap_rows;
+	rows = sfu_alloc_array(n, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
+	sfu_free(t->rows);
+	t->rows = rows;
+	b->cap_rows = n;
+	return 0;
+}
+
+/* An entry at @start for rule number @rule, unless the last has it. */
+static int sfu_table_put(struct sfu_table_build *b, u32 start, u16 rule)
+{
+	struct sfu_table *t = b->t;
+	int ret;
+
+	if (!sfu_table_spend(b))
+		return -E2BIG;
+	if (t->nr_rows && t->rows[t->nr_rows - 1].rule == rule)
+		return 0;
+	if (t->nr_rows == b->cap_rows) {
+		ret = sfu_table_grow_rows(b);
+		if (ret)
+			return ret;
+	}
+	t->rows[t->nr_rows].start = start;
+	t->rows[t->nr_rows].rule = rule;
+	t->nr_rows++;
+	return 0;
+}
+
+/*
+ * The entries of @fde, which starts at @start from text_lo, up to @next
+ * (where the lookup finds the next function): its @nr @rows from their
+ * starts, once per repetition of a PCMASK function, nothing before its
+ * first row in each, nothing after its end.
+ */
+static int sfu_table_put_fn(struct sfu_table_build *b,
+			    const struct sfu_fde *fde, u32 start, u32 next,
+			    const struct sfu_table_row *rows, u32 nr)
+{
+	u64 end = (u64)start + fde->size, base;
+	u32 period = fde->size, i;
+	int ret;
+
+	if (end > next)
+		end = next;
+	if (fde->pc_type == SFRAME_FDE_TYPE_PCMASK && fde->rep_size)
+		period = fde->rep_size;
+	/* Each round makes an entry at least: the work bounds the rounds. */
+	for (base = start; base < end; base += period) {
+		ret = 0;
+		if (!nr || rows[0].start)
+			ret = sfu_table_put(b, (u32)base, SFU_TABLE_NONE);
+		for (i = 0; !ret && i < nr && rows[i].start < period &&
+		     base + rows[i].start < end; i++)
+			ret = sfu_table_put(b, (u32)(base + rows[i].start),
+					    rows[i].rule);
+		if (ret)
+			return ret;
+	}
+	if ((u64)start + fde->size < next)
+		return sfu_table_put(b, start + fde->size, SFU_TABLE_NONE);
+	return 0;
 }
 
 /* The descriptor of the function at sorted position @pos. */
@@ -253,178 +407,160 @@ static int sfu_table_fde(struct sfu_section *sec, u32 pos, struct sfu_fde *fde)
 	return sfu_read_fde(sec, e, id - e->first_id, fde, SFU_MEM_KERNEL);
 }
 
-/* Do @a and @b read their FRE data the same way, up to their sizes? */
-static bool sfu_same_reading(const struct sfu_fde *a, const struct sfu_fde *b)
-{
-	return a->num_fres == b->num_fres && a->info == b->info &&
-	       a->info2 == b->info2 && a->rep_size == b->rep_size &&
-	       a->fde_type == b->fde_type;
-}
-
 /*
- * An earlier function whose FRE data @fde points to and reads the same
- * way: its rows are @fde's too, as long as they start within @fde (the
- * decoder's own check).  Else remember @fde, at @pos, for later ones.
- * Return: the earlier function or NULL.
+ * The function at sorted position @pos and its entries, up to the next
+ * function's start.  A function that starts where the next one does is
+ * never found (the lookup takes the last): it has none.
  */
-static const struct sfu_table_fn *
-sfu_table_same_src(struct sfu_section *sec, struct sfu_table_build *b,
-		   const struct sfu_fde *fde, u32 pos)
-{
-	const struct sfu_table *t = b->t;
-	const struct sfu_table_fn *old;
-	struct sfu_fde prev;
-	u32 h, n, limit;
-
-	if (!fde->num_fres)
-		return NULL;
-	h = sfu_fnv(SFU_FNV_BASIS, &fde->fres_off, sizeof(fde->fres_off)) &
-	    (b->seqs_size - 1);
-	limit = fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? fde->rep_size :
-							 fde->size;
-	while ((n = b->srcs[h])) {
-		old = &t->fns[n - 1];
-		if (!sfu_table_fde(sec, n - 1, &prev) &&
-		    prev.fres_off == fde->fres_off &&
-		    sfu_same_reading(&prev, fde))
-			return old->nr == fde->num_fres &&
-			       t->rows[old->first + old->nr - 1].start <= limit ?
-			       old : NULL;
-		h = (h + 1) & (b->seqs_size - 1);
-	}
-	b->srcs[h] = pos + 1;
-	return NULL;
-}
-
-/* The function at sorted position @pos and its rows. */
 static int sfu_table_add_fn(struct sfu_section *sec, struct sfu_table_build *b,
 			    u32 pos)
 {
-	struct sfu_table_fn *fn = &b->t->fns[pos];
-	const struct sfu_table_fn *same;
+	u32 start = sec->ents[pos].start, next, first, nr;
 	struct sfu_fde fde;
 	int ret;
 
-	ret = sfu_table_fde(sec, pos, &fde);
-	if (ret)
-		return ret;
-	fn->start = (u32)(fde.start - sec->text_lo);
-	fn->size = fde.size;
-	fn->rep = fde.pc_type == SFRAME_FDE_TYPE_PCMASK ? fde.rep_size : 0;
-	same = sfu_table_same_src(sec, b, &fde, pos);
-	if (same) {
-		fn->first = same->first;
-		fn->nr = same->nr;
+	next = pos + 1 < sec->nr_fdes ? sec->ents[pos + 1].start :
+					(u32)(sec->text_hi - sec->text_lo);
+	if (next == start)
 		return 0;
-	}
-	fn->first = b->t->nr_rows;
-	ret = sfu_table_add_rows(sec, b, &fde);
-	fn->nr = b->t->nr_rows - fn->first;
+	ret = sfu_table_fde(sec, pos, &fde);
 	if (!ret)
-		sfu_table_share_rows(b, pos);
+		ret = sfu_table_fn_rows(sec, b, &fde, &first, &nr);
+	if (!ret)
+		ret = sfu_table_put_fn(b, &fde, start, next, &b->runs[first],
+				       nr);
 	return ret;
 }
 
-/*
- * Rows a table may decode: the section's FREs, and one per function (a
- * V3 function without rows may still have a rule).
- */
+/* The section's rows, and one per function (a V3 one without rows). */
 static u32 sfu_table_room(struct sfu_section *sec)
 {
-	u64 rows = 0;
+	u64 rows = sec->nr_fdes;
 	u32 i;
 
 	for (i = 0; i < sec->nr_elems; i++)
 		rows += sec->elems[i].num_fres;
-	/* Functions without rows may still have a rule (V3): one each. */
-	rows += sec->nr_fdes;
 	return rows > SFU_TABLE_MAX_ROWS ? SFU_TABLE_MAX_ROWS : (u32)rows;
 }
 
-/* Hot entries for a table of @rows rows: log2 of their number. */
-static u8 sfu_hot_bits(u32 rows)
-{
-	u8 bits = SFU_HOT_MIN_BITS;
-
-	while (bits < SFU_HOT_MAX_BITS && BIT(bits) < rows)
-		bits++;
-	return bits;
-}
-
-/* Buckets for the row sequences of @nr_fns functions: at most half full. */
-static u32 sfu_seqs_size(u32 nr_fns)
+/* Buckets for @nr keys: a power of two, at most half full. */
+static u32 sfu_hash_size(u32 nr)
 {
 	u32 n = SFU_TABLE_HASH_MIN;
 
-	while (n < 2ULL * nr_fns)
+	while (n < 2ULL * nr)
 		n *= 2;
 	return n;
 }
 
-static int sfu_table_alloc(struct sfu_table *t, u32 nr_fns, u32 room,
+static int sfu_table_alloc(struct sfu_section *sec, struct sfu_table *t,
 			   struct sfu_table_build *b)
 {
-	t->fns = sfu_alloc_array(nr_fns, sizeof(*t->fns));
-	t->rows = sfu_alloc_array(room, sizeof(*t->rows));
-	b->max_rows = room;
-	t->hot_bits = sfu_hot_bits(room);
-	t->hot = sfu_alloc_array(BIT(t->hot_bits), sizeof(*t->hot));
-	b->seqs_size = sfu_seqs_size(nr_fns);
-	b->seqs = sfu_alloc_array(b->seqs_size, sizeof(*b->seqs));
-	b->srcs = sfu_alloc_array(b->seqs_size, sizeof(*b->srcs));
-	if (!t->fns || !t->rows || !t->hot || !b->seqs || !b->srcs)
-		return -ENOMEM;
-	memset(t->hot, 0, BIT(t->hot_bits) * sizeof(*t->hot));
-	memset(b->seqs, 0, b->seqs_size * sizeof(*b->seqs));
-	memset(b->srcs, 0, b->seqs_size * sizeof(*b->srcs));
+	u32 room = sfu_table_room(sec);
+
 	b->t = t;
+	b->max_runs = room;
+	b->cap_rows = room;
+	/* At most 4 * 2^24 + 2^16: no overflow. */
+	b->work = SFU_TABLE_WORK_FACTOR * room + SFU_TABLE_REPEAT_ROWS;
+	b->src_hash_size = sfu_hash_size(sec->nr_fdes);
+	t->rows = sfu_alloc_array(room, sizeof(*t->rows));
+	b->runs = sfu_alloc_array(room, sizeof(*b->runs));
+	b->srcs = sfu_alloc_array(sec->nr_fdes, sizeof(*b->srcs));
+	b->src_hash = sfu_alloc_array(b->src_hash_size, sizeof(*b->src_hash));
+	if (!t->rows || !b->runs || !b->srcs || !b->src_hash)
+		return -ENOMEM;
+	memset(b->src_hash, 0, b->src_hash_size * sizeof(*b->src_hash));
 	b->max_rules = SFU_TABLE_HASH_MIN / 2;
 	return sfu_table_grow_rules(b);
 }
 
-/*
- * Give back the room of rows that turned out to be shared (one row at
- * least, so that the array stays).  Return: 0 or -ENOMEM.
- */
-static int sfu_table_trim(struct sfu_table *t, u32 room)
+static void sfu_table_build_free(struct sfu_table_build *b)
 {
-	u32 n = t->nr_rows ?: 1;
-	struct sfu_table_row *rows;
+	sfu_free(b->hash);
+	sfu_free(b->runs);
+	sfu_free(b->srcs);
+	sfu_free(b->src_hash);
+}
 
-	if (n == room)
-		return 0;
-	rows = sfu_alloc_array(n, sizeof(*rows));
+/*
+ * Give back the room of the entries not made (one entry at least, so that
+ * every lookup finds one), and end the array with entries that start past
+ * any offset, for the window of the last block.  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_trim(struct sfu_table_build *b)
+{
+	struct sfu_table *t = b->t;
+	struct sfu_table_row *rows;
+	u32 i;
+	int ret;
+
+	if (!t->nr_rows) {
+		ret = sfu_table_put(b, 0, SFU_TABLE_NONE);
+		if (ret)
+			return ret;
+	}
+	rows = sfu_alloc_array(t->nr_rows + SFU_TABLE_PAD, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
 	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
+	for (i = t->nr_rows; i < t->nr_rows + SFU_TABLE_PAD; i++) {
+		rows[i].start = U32_MAX;
+		rows[i].rule = SFU_TABLE_NONE;
+	}
 	sfu_free(t->rows);
 	t->rows = rows;
 	return 0;
 }
 
 /*
- * Where each block's rows begin, so that a lookup can ask for them while
- * it searches the functions instead of after.
+ * The block index: blocks of about SFU_TABLE_BLOCK_ROWS entries, and for
+ * each the entry in force at its start; one more slot, the last entry,
+ * ends the last block.
  */
-static int sfu_table_block_rows(const struct sfu_section *sec,
-				struct sfu_table *t)
+static int sfu_table_index(const struct sfu_section *sec, struct sfu_table *t)
 {
-	u32 b;
+	u64 span = sec->text_hi - sec->text_lo;
+	u8 shift = SFU_TABLE_SHIFT_MIN;
+	u32 blk, pos = 0;
 
-	t->block_rows = sfu_alloc_array(sec->nr_blocks,
-					sizeof(*t->block_rows));
-	if (!t->block_rows)
+	while (shift < SFU_TABLE_SHIFT_MAX &&
+	       (span >> shift) * SFU_TABLE_BLOCK_ROWS > t->nr_rows)
+		shift++;
+	t->shift = shift;
+	t->nr_blocks = (u32)(span >> shift) + 1;
+	t->index = sfu_alloc_array(t->nr_blocks + 1, sizeof(*t->index));
+	if (!t->index)
 		return -ENOMEM;
-	for (b = 0; b < sec->nr_blocks; b++)
-		t->block_rows[b] = t->fns[sec->blocks[b]].first;
+	for (blk = 0; blk < t->nr_blocks; blk++) {
+		while (pos + 1 < t->nr_rows &&
+		       t->rows[pos + 1].start <= (u64)blk << shift)
+			pos++;
+		t->index[blk] = pos;
+	}
+	t->index[blk] = t->nr_rows - 1;
+	return 0;
+}
+
+/* Hot entries, about one per entry of the table, none in use. */
+static int sfu_table_hot(struct sfu_table *t)
+{
+	u8 bits = SFU_HOT_MIN_BITS;
+
+	while (bits < SFU_HOT_MAX_BITS && BIT(bits) < t->nr_rows)
+		bits++;
+	t->hot_bits = bits;
+	t->hot = sfu_alloc_array(BIT(bits), sizeof(*t->hot));
+	if (!t->hot)
+		return -ENOMEM;
+	memset(t->hot, 0, BIT(bits) * sizeof(*t->hot));
 	return 0;
 }
 
 static void sfu_table_free(struct sfu_table *t)
 {
-	sfu_free(t->fns);
 	sfu_free(t->rows);
-	sfu_free(t->block_rows);
+	sfu_free(t->index);
 	sfu_free(t->rules);
 	sfu_free(t->hot);
 	memset(t, 0, sizeof(*t));
@@ -435,10 +571,10 @@ static void sfu_table_free(struct sfu_table *t)
  * @sec: a section set up with sfu_section_init() in kernel memory, with
  *	lookup entries, that will not change
  *
- * Rows are decoded once per function and stored once per distinct
- * sequence.  A section the table cannot describe as the decoder reads it (a corrupt
- * row or descriptor, more rows or distinct rules than a table holds) is
- * left without one.
+ * Rows are decoded once per distinct FRE data and laid out by address.
+ * A section the table cannot describe as the decoder reads it (a corrupt
+ * row or descriptor, more entries, distinct rules or work than a table
+ * allows) is left without one.
  *
  * Return: 0 with @sec->table set, -ENOMEM, or the reason there is none
  * (-EBADMSG with @sec->diag set, -E2BIG, -EOPNOTSUPP for a section that
@@ -448,7 +584,7 @@ int sfu_table_build(struct sfu_section *sec)
 {
 	struct sfu_table_build b = { };
 	struct sfu_table *t;
-	u32 pos, room;
+	u32 pos;
 	int ret;
 
 	if (sec->mem != SFU_MEM_KERNEL || !sec->ents || !sec->nr_fdes)
@@ -459,20 +595,19 @@ int sfu_table_build(struct sfu_section *sec)
 	if (!t)
 		return -ENOMEM;
 	memset(t, 0, sizeof(*t));
-	room = sfu_table_room(sec);
-	ret = sfu_table_alloc(t, sec->nr_fdes, room, &b);
+	ret = sfu_table_alloc(sec, t, &b);
 	for (pos = 0; !ret && pos < sec->nr_fdes; pos++) {
 		ret = sfu_table_add_fn(sec, &b, pos);
 		if (!(pos % SFU_TABLE_HASH_MIN))
 			sfu_cond_resched();
 	}
-	sfu_free(b.hash);
-	sfu_free(b.seqs);
-	sfu_free(b.srcs);
 	if (!ret)
-		ret = sfu_table_trim(t, b.max_rows);
+		ret = sfu_table_trim(&b);
+	sfu_table_build_free(&b);
 	if (!ret)
-		ret = sfu_table_block_rows(sec, t);
+		ret = sfu_table_index(sec, t);
+	if (!ret)
+		ret = sfu_table_hot(t);
 	if (ret) {
 		sfu_table_free(t);
 		sfu_free(t);
@@ -507,74 +642,47 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 
 	if (!t)
 		return 0;
-	return sizeof(*t) + (size_t)sec->nr_fdes * sizeof(*t->fns) +
-	       (size_t)(t->nr_rows ?: 1) * sizeof(*t->rows) +
-	       (size_t)sec->nr_blocks * sizeof(*t->block_rows) +
+	return sizeof(*t) +
+	       (size_t)(t->nr_rows + SFU_TABLE_PAD) * sizeof(*t->rows) +
+	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       BIT(t->hot_bits) * sizeof(*t->hot);
 }
 
-/* Last of the @nr rows at @first whose start is <= @off, or @nr. */
-static u32 sfu_table_row(const struct sfu_table *t, u32 first, u32 nr,
-			 u32 off)
-{
-	u32 lo = 0, hi = nr, mid;
-
-	/* Number of rows whose start is <= off. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->rows[first + mid].start <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : nr;
-}
-
 /*
- * The number of the rule at offset @off from text_lo, given the sorted
- * position @pos of the last function starting at or before it.
- * Return: 0 or -ENOENT, as sfu_find_rule() would.
+ * Ask for the window of entries from @lo while it is searched: its lines
+ * arrive together, not one after the other.  Always inline: GCC takes a
+ * function that does nothing but prefetch for one without effects and
+ * drops calls to it.
  */
-static int sfu_table_rule_at(const struct sfu_table *t, u32 pos, u32 off,
-			     u16 *id)
+static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
+						 u32 lo)
 {
-	const struct sfu_table_fn *fn = &t->fns[pos];
-	u32 in, row;
+	const u8 *p = (const u8 *)&t->rows[lo];
+	size_t off;
 
-	if (off < fn->start || off - fn->start >= fn->size)
-		return -ENOENT;
-	in = off - fn->start;
-	if (fn->rep)
-		in %= fn->rep;
-	row = sfu_table_row(t, fn->first, fn->nr, in);
-	if (row == fn->nr)
-		return -ENOENT;
-	*id = t->rows[fn->first + row].rule;
-	return 0;
-}
-
-/*
- * Ask for the rows of the functions of block @b while their search runs:
- * the rows' lines then arrive with the function's, not after it.  Always
- * inline: GCC takes a function that does nothing but prefetch for one
- * without effects and drops calls to it.
- */
-static __always_inline void
-sfu_table_rows_ahead(const struct sfu_section *sec, const struct sfu_table *t,
-		     u32 b)
-{
-	u32 first = t->block_rows[b], end;
-	const u8 *p = (const u8 *)&t->rows[first];
-	size_t len, off;
-
-	end = b + 1 < sec->nr_blocks ? t->block_rows[b + 1] : t->nr_rows;
-	len = end > first ? (size_t)(end - first) * sizeof(*t->rows) : 1;
-	if (len > SFU_TABLE_AHEAD)
-		len = SFU_TABLE_AHEAD;
-	for (off = 0; off < len; off += SFU_TABLE_LINE)
+	for (off = 0; off < SFU_TABLE_WINDOW * sizeof(*t->rows);
+	     off += SFU_TABLE_LINE)
 		prefetch(p + off);
-	prefetch(p + len - 1);
+	prefetch(p + SFU_TABLE_WINDOW * sizeof(*t->rows) - 1);
+}
+
+/*
+ * The last entry in [@lo, @hi] that starts at or before @off: entry @lo
+ * does, and every entry after @hi starts after it.
+ */
+static __always_inline u32 sfu_table_search(const struct sfu_table *t,
+					    u32 off, u32 lo, u32 hi)
+{
+	const struct sfu_table_row *p = &t->rows[lo];
+	u32 half;
+
+	if (unlikely(hi - lo >= SFU_TABLE_WINDOW))
+		return sfu_search_starts(t->rows, sizeof(*t->rows), off, lo,
+					 hi);
+	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
+		p = p[half].start <= off ? p + half : p;
+	return (u32)(p - t->rows);
 }
 
 /**
@@ -593,19 +701,18 @@ sfu_table_rows_ahead(const struct sfu_section *sec, const struct sfu_table *t,
 const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc)
 {
 	const struct sfu_table *t = sec->table;
-	u32 off, b, hi, pos;
+	u32 off, blk, lo, hi;
 	u16 id;
 
 	if (pc < sec->text_lo || pc >= sec->text_hi)
 		return NULL;
 	off = (u32)(pc - sec->text_lo);
-	b = (u32)((u64)off >> sec->block_shift);
-	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
-	sfu_table_rows_ahead(sec, t, b);
-	/* The functions hold their starts: the entries are not read. */
-	pos = sfu_search_starts(t->fns, sizeof(*t->fns), off, sec->blocks[b],
-				hi);
-	if (sfu_table_rule_at(t, pos, off, &id))
+	blk = (u32)((u64)off >> t->shift);
+	lo = t->index[blk];
+	hi = t->index[blk + 1];
+	sfu_table_rows_ahead(t, lo);
+	id = t->rows[sfu_table_search(t, off, lo, hi)].rule;
+	if (id == SFU_TABLE_NONE)
 		return NULL;
 	if (sfu_table_hot_enabled)
 		WRITE_ONCE(*sfu_table_hot_slot(t, off),

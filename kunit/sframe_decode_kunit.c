@@ -727,8 +727,8 @@ static void sfu_test_table_hot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sec.table->hot[slot] >> 32, 0);
 	KUNIT_EXPECT_EQ(test, (u32)sec.table->hot[slot],
 			(u32)(first - sec.table->rules) + 1);
-	/* Answered from the entry: a function cut short does not show... */
-	sec.table->fns[0].size = 0;
+	/* Answered from the entry: a table entry changed does not show... */
+	sec.table->rows[0].rule = SFU_TABLE_NONE;
 	again = sfu_table_find_hot(&sec, sec.text_lo);
 	KUNIT_EXPECT_TRUE(test, again == first);
 	/* ...until the entries are off. */
@@ -756,10 +756,21 @@ static void sfu_test_table(struct kunit *test)
 /* Functions of the table long section: the same rows each. */
 #define SFU_TABLE_LONG_FUNCS	3
 
+/* Entries of @t out of address order. */
+static u32 sfu_table_unordered(const struct sfu_table *t)
+{
+	u32 i, bad = 0;
+
+	for (i = 1; i < t->nr_rows; i++)
+		bad += t->rows[i].start <= t->rows[i - 1].start;
+	return bad;
+}
+
 /*
- * Long functions' rows, through the table, at every 7th address; the
- * functions have the same rows (V2, V3: the same FRE data; V1: copies),
- * which the table stores once.
+ * Long functions' rows, through the table, at every 7th address.  The
+ * functions have the same rows (V2, V3: the same FRE data, which a build
+ * may decode only once: three times would be more than the section's rows
+ * and functions, and get no table; V1: copies).
  */
 static void sfu_test_table_long(struct kunit *test)
 {
@@ -781,9 +792,59 @@ static void sfu_test_table_long(struct kunit *test)
 	sfu_check_table(test, buf, len, c->abi, 7);
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
-	KUNIT_EXPECT_EQ(test, sec.table->nr_rows, rows);
-	KUNIT_EXPECT_EQ(test, sec.table->fns[nr - 1].first,
-			sec.table->fns[0].first);
+	/* Every row an entry: each differs from the one before. */
+	KUNIT_EXPECT_GE(test, sec.table->nr_rows, rows * nr);
+	KUNIT_EXPECT_EQ(test, sfu_table_unordered(sec.table), 0);
+	sfu_section_destroy(&sec);
+}
+
+/* Store @v little-endian at @p. */
+static void sfu_put_le32(u8 *p, u32 v)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(v); i++)
+		p[i] = (u8)(v >> (8 * i));
+}
+
+/*
+ * Functions that point to the same FRE data but read different numbers
+ * of rows from it: each is decoded, and together they are more than the
+ * section's rows, which bounds a build.  The table is refused (-E2BIG);
+ * the section still answers.
+ */
+static void sfu_test_table_bound(struct kunit *test)
+{
+	u32 rows = SFU_MAX_FDE_FRES, nr = SFU_TABLE_LONG_FUNCS, i;
+	u8 abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	struct sfu_section sec;
+	struct sfu_rule rule;
+	u8 *buf, *fde;
+	s64 len;
+
+	len = sfu_test_long_section(SFRAME_VERSION_2, abi, rows, nr,
+				    SFU_TEST_LONG_TEXT, NULL, 0, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, len, 0);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, sfu_test_long_section(SFRAME_VERSION_2, abi,
+						    rows, nr,
+						    SFU_TEST_LONG_TEXT, buf,
+						    len, SFU_TEST_VADDR),
+			len);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	for (i = 1; i < nr; i++) {
+		fde = buf + sec.elems[0].fde_off +
+		      i * sizeof(struct sframe_fde_v2);
+		sfu_put_le32(fde + offsetof(struct sframe_fde_v2,
+					    sfde_func_num_fres), rows - i);
+	}
+	sfu_section_destroy(&sec);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, sfu_table_build(&sec), -E2BIG);
+	KUNIT_EXPECT_TRUE(test, !sec.table);
+	KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_LONG_TEXT + 1,
+					    &rule, SFU_MEM_KERNEL), 0);
 	sfu_section_destroy(&sec);
 }
 
@@ -881,6 +942,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_hot, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
+	KUNIT_CASE(sfu_test_table_bound),
 	{}
 };
 

@@ -82,31 +82,28 @@ struct sfu_ent {
 	u32 rows;		/* section offset of its FRE data, a hint */
 };
 
-/* A function of a rule table (sframe_table.c), by sorted position. */
-struct sfu_table_fn {
-	u32 start;		/* function start - text_lo */
-	u32 size;
-	u32 first;		/* its first row in the table */
-	u16 nr;			/* its rows */
-	u16 rep;		/* PCMASK repeat size; 0: PCINC */
-};
-
 /*
- * A row of a rule table: where it starts in its function, and its rule.
- * Packed: six bytes, so that a function's rows take as few lines as they
- * can (x86-64, arm64 and s390x load unaligned words at full speed).
+ * An entry of a rule table (sframe_table.c): from @start (an offset from
+ * text_lo) up to the next entry's start, @rule is in force.  Packed: six
+ * bytes, so that a block's entries take as few lines as they can (x86-64,
+ * arm64 and s390x load unaligned words at full speed).
  */
 struct sfu_table_row {
 	u32 start;
-	u16 rule;		/* in sfu_table.rules */
+	u16 rule;		/* in sfu_table.rules, or SFU_TABLE_NONE */
 } __packed;
+
+/* A table entry where nothing describes the PC (gaps, row-less starts). */
+#define SFU_TABLE_NONE		0xffffU
 
 /* A section's rows decoded once, for sections that do not change. */
 struct sfu_table {
-	struct sfu_table_fn *fns;	/* one per FDE */
-	struct sfu_table_row *rows;	/* row sequences, each stored once */
-	u32 *block_rows;	/* per block: its first function's first row */
+	struct sfu_table_row *rows;	/* by start, over the whole text */
 	u32 nr_rows;
+	u32 *index;		/* per block: the entry in force at its start */
+	u32 nr_blocks;
+	u8 shift;		/* a block is 2^shift bytes of text */
+	u8 hot_bits;
 	struct sfu_rule *rules;	/* distinct */
 	u32 nr_rules;
 	/*
@@ -115,7 +112,6 @@ struct sfu_table {
 	 * for none; read and written whole, from any context.
 	 */
 	u64 *hot;
-	u8 hot_bits;
 };
 
 /* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */

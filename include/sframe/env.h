@@ -118,6 +118,9 @@ typedef int64_t s64;
 #ifndef BIT
 #define BIT(nr) (1UL << (nr))
 #endif
+#ifndef U32_MAX
+#define U32_MAX UINT32_MAX
+#endif
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
 #endif

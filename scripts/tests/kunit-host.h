@@ -80,6 +80,7 @@ void kunit_host_fail(struct kunit *test, bool fatal, const char *file,
 #define KUNIT_EXPECT_LT(t, a, b)	KUNIT_HOST_BINOP(t, false, a, <, b)
 #define KUNIT_EXPECT_LE(t, a, b)	KUNIT_HOST_BINOP(t, false, a, <=, b)
 #define KUNIT_EXPECT_GT(t, a, b)	KUNIT_HOST_BINOP(t, false, a, >, b)
+#define KUNIT_EXPECT_GE(t, a, b)	KUNIT_HOST_BINOP(t, false, a, >=, b)
 #define KUNIT_ASSERT_EQ(t, a, b)	KUNIT_HOST_BINOP(t, true, a, ==, b)
 #define KUNIT_ASSERT_NE(t, a, b)	KUNIT_HOST_BINOP(t, true, a, !=, b)
 #define KUNIT_ASSERT_GT(t, a, b)	KUNIT_HOST_BINOP(t, true, a, >, b)
