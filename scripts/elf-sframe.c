@@ -114,7 +114,8 @@ bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
 	return off <= f->size && len <= f->size - off;
 }
 
-static int sfu_find_by_shdr(const struct sfu_elf *e, struct sfu_blob *blob)
+static int sfu_find_by_shdr(const struct sfu_elf *e,
+			    struct sfu_sframe_loc *loc)
 {
 	const uint8_t *eh = e->f->data, *sh, *str_sh;
 	uint64_t shoff = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shoff);
@@ -138,13 +139,13 @@ static int sfu_find_by_shdr(const struct sfu_elf *e, struct sfu_blob *blob)
 		    (name + sizeof(".sframe") > strsize ||
 		     strcmp((const char *)eh + stroff + name, ".sframe")))
 			continue;
-		blob->size = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_size);
-		blob->vaddr = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_addr);
+		loc->size = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_size);
+		loc->vaddr = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_addr);
 		name = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_offset);
-		if (!sfu_in_file(e->f, name, blob->size))
+		if (!sfu_in_file(e->f, name, loc->size))
 			return -1;
-		blob->data = eh + name;
-		blob->name = ".sframe";
+		loc->data = eh + name;
+		loc->name = ".sframe";
 		return 0;
 	}
 	return -1;
@@ -171,7 +172,8 @@ static const uint8_t *sfu_next_phdr(const struct sfu_file *f, bool big,
 	return NULL;
 }
 
-static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
+static int sfu_find_by_phdr(const struct sfu_elf *e,
+			    struct sfu_sframe_loc *loc)
 {
 	const uint8_t *ph;
 	uint64_t off, i = 0;
@@ -180,12 +182,12 @@ static int sfu_find_by_phdr(const struct sfu_elf *e, struct sfu_blob *blob)
 	if (!ph)
 		return -1;
 	off = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
-	blob->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
-	blob->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-	if (!sfu_in_file(e->f, off, blob->size))
+	loc->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
+	loc->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
+	if (!sfu_in_file(e->f, off, loc->size))
 		return -1;
-	blob->data = e->f->data + off;
-	blob->name = "PT_GNU_SFRAME";
+	loc->data = e->f->data + off;
+	loc->name = "PT_GNU_SFRAME";
 	return 0;
 }
 
@@ -278,30 +280,30 @@ size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 /**
  * sfu_find_sframe() - locate the SFrame data of a loaded file
  * @f: the file
- * @blob: where the section is described
+ * @loc: where the section is described
  *
  * Return: 0, or -1 if the file is neither a 64-bit ELF with SFrame data
  * nor a raw SFrame section.
  */
-int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob)
+int sfu_find_sframe(const struct sfu_file *f, struct sfu_sframe_loc *loc)
 {
 	struct sfu_elf e = { .f = f };
 
-	memset(blob, 0, sizeof(*blob));
+	memset(loc, 0, sizeof(*loc));
 	if (f->size >= sizeof(struct sframe_preamble) &&
 	    ((f->data[0] == 0xe2 && f->data[1] == 0xde) ||
 	     (f->data[0] == 0xde && f->data[1] == 0xe2))) {
-		blob->data = f->data;
-		blob->size = f->size;
-		blob->name = "raw";
+		loc->data = f->data;
+		loc->size = f->size;
+		loc->name = "raw";
 		return 0;
 	}
 	if (f->size < sizeof(Elf64_Ehdr) || memcmp(f->data, ELFMAG, SELFMAG) ||
 	    f->data[EI_CLASS] != ELFCLASS64)
 		return -1;
 	e.big = f->data[EI_DATA] == ELFDATA2MSB;
-	blob->machine = SFU_ELF_FIELD(&e, f->data, Elf64_Ehdr, e_machine);
-	if (!sfu_find_by_shdr(&e, blob) || !sfu_find_by_phdr(&e, blob))
+	loc->machine = SFU_ELF_FIELD(&e, f->data, Elf64_Ehdr, e_machine);
+	if (!sfu_find_by_shdr(&e, loc) || !sfu_find_by_phdr(&e, loc))
 		return 0;
 	return -1;
 }

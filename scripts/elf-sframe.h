@@ -15,7 +15,8 @@ struct sfu_file {
 	size_t size;
 };
 
-struct sfu_blob {
+/* Where a file's SFrame section is, as sfu_find_sframe() found it. */
+struct sfu_sframe_loc {
 	const uint8_t *data;	/* section bytes inside the loaded file */
 	uint64_t size;
 	uint64_t vaddr;		/* sh_addr (or p_vaddr) of the section */
@@ -36,7 +37,7 @@ void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v);
 
 int sfu_file_load(const char *path, struct sfu_file *f);
 void sfu_file_free(struct sfu_file *f);
-int sfu_find_sframe(const struct sfu_file *f, struct sfu_blob *blob);
+int sfu_find_sframe(const struct sfu_file *f, struct sfu_sframe_loc *loc);
 bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len);
 const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
 				uint64_t *left);

@@ -1215,20 +1215,20 @@ static int gen_from_v1(struct gen *g, const struct sfu_file *in,
 	char err[GEN_ERR_MAX];
 	struct sfu_enc_params p;
 	struct sfu_reenc r;
-	struct sfu_blob blob;
+	struct sfu_sframe_loc loc;
 	u8 *buf = NULL;
 	int ret;
 
-	if (sfu_find_sframe(in, &blob) || !blob.machine) {
+	if (sfu_find_sframe(in, &loc) || !loc.machine) {
 		fprintf(stderr, "sframe-gen: %s: no SFrame section to upgrade\n",
 			g->o->in);
 		return -ENOENT;
 	}
-	ret = sfu_reenc_load(blob.data, blob.size, blob.vaddr, &r, err,
+	ret = sfu_reenc_load(loc.data, loc.size, loc.vaddr, &r, err,
 			     sizeof(err));
 	if (ret) {
 		fprintf(stderr, "sframe-gen: %s: %s: %s\n", g->o->in,
-			blob.name, err);
+			loc.name, err);
 		return ret;
 	}
 	sfu_reenc_v3_params(&r, g->o->vaddr, &p);
@@ -1238,7 +1238,7 @@ static int gen_from_v1(struct gen *g, const struct sfu_file *in,
 		ret = gen_output(g, in, plan, buf);
 	if (!ret && g->o->stats)
 		printf("sframe-gen: %s: V%u section, %" PRIu64 " bytes, %u FDEs: V3 %" PRIu64 " bytes (%" PRIu64 " without compaction, %u FDEs share rows)\n",
-		       g->o->in, r.version, blob.size, r.nr_fdes,
+		       g->o->in, r.version, loc.size, r.nr_fdes,
 		       g->out_bytes, g->plain_bytes, g->shared_fdes);
 	free(buf);
 	sfu_reenc_free(&r);
@@ -1573,14 +1573,14 @@ int gen_section(const struct gen_opts *o, const struct sfu_file *f,
 	struct gen_opts lo = *o;
 	struct gen g = { .o = &lo, .file = f };
 	struct sfu_embed plan;
-	struct sfu_blob blob;
+	struct sfu_sframe_loc loc;
 	int ret;
 
 	*bufp = NULL;
 	ret = gen_open_loaded(&g, f);
 	if (ret)
 		return ret;
-	if (!sfu_find_sframe(f, &blob) && blob.machine)
+	if (!sfu_find_sframe(f, &loc) && loc.machine)
 		return -EEXIST;
 	if (lo.vaddr == GEN_VADDR_PAST_IMAGE) {
 		ret = sfu_embed_plan(f, &plan);

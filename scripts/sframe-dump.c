@@ -460,7 +460,7 @@ static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
 	return 0;
 }
 
-static int dump_section(struct sfu_dump *d, const struct sfu_blob *blob)
+static int dump_section(struct sfu_dump *d, const struct sfu_sframe_loc *loc)
 {
 	struct sfu_rule rule;
 	unsigned int i;
@@ -485,8 +485,8 @@ static int dump_section(struct sfu_dump *d, const struct sfu_blob *blob)
 	}
 	if (d->format == DUMP_NATIVE)
 		printf("section %s: vaddr 0x%" PRIx64 " size %" PRIu64
-		       " elements %u fdes %u\n", blob->name, blob->vaddr,
-		       blob->size, d->sec.nr_elems, d->sec.nr_fdes);
+		       " elements %u fdes %u\n", loc->name, loc->vaddr,
+		       loc->size, d->sec.nr_elems, d->sec.nr_fdes);
 	else if (d->format == DUMP_READELF)
 		printf("Contents of the SFrame section .sframe:");
 	for (n = 0; !ret && n < d->sec.nr_elems; n++) {
@@ -593,7 +593,7 @@ int main(int argc, char **argv)
 {
 	static struct sfu_dump d;
 	bool have_vaddr = false;
-	struct sfu_blob blob;
+	struct sfu_sframe_loc loc;
 	struct sfu_file f;
 	u64 vaddr = 0;
 	int ret;
@@ -603,22 +603,22 @@ int main(int argc, char **argv)
 		perror(d.path);
 		return 2;
 	}
-	if (sfu_find_sframe(&f, &blob)) {
+	if (sfu_find_sframe(&f, &loc)) {
 		fprintf(stderr, "sframe-dump: %s: no SFrame section\n",
 			d.path);
 		sfu_file_free(&f);
 		return 2;
 	}
 	if (have_vaddr)
-		blob.vaddr = vaddr;
-	ret = sfu_section_init(&d.sec, (unsigned long)blob.data, blob.size,
-			       blob.vaddr, SFU_MEM_KERNEL, SFU_ABI_ANY);
+		loc.vaddr = vaddr;
+	ret = sfu_section_init(&d.sec, (unsigned long)loc.data, loc.size,
+			       loc.vaddr, SFU_MEM_KERNEL, SFU_ABI_ANY);
 	if (ret) {
 		sfu_report(&d, "bad section", ret);
 		sfu_file_free(&f);
 		return 1;
 	}
-	ret = dump_section(&d, &blob);
+	ret = dump_section(&d, &loc);
 	sfu_section_destroy(&d.sec);
 	sfu_file_free(&f);
 	return ret;
