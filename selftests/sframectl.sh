@@ -77,25 +77,47 @@ in_host() {
 }
 
 # share RUN [COMM]: "reaching total" over the samples of RUN whose
-# command is COMM (default python3).
+# command is COMM (default python3), not counting those of the program's
+# start, which cannot reach main yet: stacks through execve or ld.so's
+# _dl_start, and those taken while the module registers the mappings of
+# exec (in its task work, with at most the entry point as user stack: a
+# registered process past its start has more).  Under TCG, with the files
+# read over 9p, that registration can take half a second of s390x's runs.
 share() {
 	in_host perf script -i "/tmp/perf.$1.data" -F comm,ip,sym,dso 2> /dev/null |
 	awk -v want="^${2:-python3}" '
-		/^[^ \t]/ { if (n) done(); n = 0; s = ""; comm = $1; reach = 0; next }
+		/^[^ \t]/ { if (n) done(); n = 0; u = 0; s = ""; comm = $1; reach = 0; next }
 		/^[ \t]*$/ { if (n) done(); n = 0; next }
-		{ n++; if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/) reach = 1; s = s " " $2 }
+		{
+			n++
+			if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/)
+				reach = 1
+			# User frames: in a file, [unknown] or [vdso]; those of
+			# the kernel and modules are in "([kernel.kallsyms])",
+			# "([name])".
+			if ($NF !~ /^\(\[[A-Za-z0-9_.]+\]\)$/ || $NF ~ /^\(\[(unknown|vdso|vsyscall)\]\)$/)
+				u++
+			s = s " " $2
+		}
 		function done() {
 			if (comm !~ want)
 				return
+			if (!reach && (s ~ /execve|_dl_start/ ||
+				       (u <= 1 && s ~ / sfu_twork_run /))) {
+				start++
+				return
+			}
 			total++
 			good += reach
-			# Two incomplete stacks, those of the program at
-			# work rather than of its start (exec, ld.so) first.
-			if (!reach && s !~ /execve|_dl_start/ && shown++ < 2)
+			if (!reach && shown++ < 2)
 				print "# incomplete:" s > "/dev/stderr"
-			s = ""
 		}
-		END { if (n) done(); printf "%d %d\n", good, total }'
+		END {
+			if (n) done()
+			if (start)
+				printf "# %d samples of the start not counted\n", start > "/dev/stderr"
+			printf "%d %d\n", good, total
+		}'
 }
 
 # record RUN: perf record -g of the Python loop; prints "reaching total".
@@ -552,7 +574,7 @@ for prog in perl gzip bash; do
 			at_least "${1:-0}" "${2:-0}" 95
 	else
 		skip "$prog with the daemon: at least 95% of the samples reach main" \
-			"asserted on x86-64; here the share is printed (under TCG the start, files read over 9p, takes up to a quarter of bash's samples)"
+			"asserted on x86-64; here the share is printed (under TCG 87-96% were measured on s390x, short of it by stacks of frames perf cannot name)"
 	fi
 done
 check "the cache holds libc's section under its build-id" \
