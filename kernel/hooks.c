@@ -7,7 +7,7 @@
  *   the ELF loader's) and for mprotect(), with the VMA, the mmap lock held
  *   for writing.  If the file cache holds the file's index and the
  *   process has a registry, the hook registers the mapping itself, without
- *   sleeping (sfu_elf_register_now(): dlopen() of a known library).  Else
+ *   sleeping (sfu_mapping_register_now(): dlopen() of a known library).  Else
  *   it notes the address and queues a task work, which runs when the task
  *   returns to user space (from mmap(), or from execve() with the new
  *   program in place), reads the file and registers the section.  Either
@@ -110,7 +110,7 @@ static void sfu_map_work_fn(struct sfu_twork *tw)
 
 	if (!mm || (current->flags & PF_EXITING))
 		return;
-	sfu_elf_register_vma(mm, current, w->addr);
+	sfu_mapping_register(mm, current, w->addr);
 }
 
 static void sfu_map_work_free(struct sfu_twork *tw)
@@ -127,7 +127,7 @@ static void sfu_mmap_seen(struct vm_area_struct *vma)
 	    vma->vm_mm != current->mm ||
 	    (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
-	if (sfu_elf_register_now(vma))
+	if (sfu_mapping_register_now(vma))
 		return;
 	w = kzalloc(sizeof(*w), GFP_ATOMIC | __GFP_NOWARN);
 	if (!w) {

@@ -27,7 +27,6 @@
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -40,67 +39,9 @@ static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
 static bool sfu_registry_closed;	/* under sfu_mms_lock */
 static bool sfu_hooks_serve;		/* sfu_registry_use_hooks() */
 
-/* Per CPU: the walker counts every frame, from every CPU, also in NMI. */
-static DEFINE_PER_CPU(u64, sfu_stats[SFU_STAT_NR]);
 static atomic_long_t sfu_nr_mms;
 static atomic_long_t sfu_nr_regions;
 static atomic_long_t sfu_bytes;
-
-static const char *const sfu_stat_names[SFU_STAT_NR] = {
-	[SFU_STAT_REGISTERED]		= "registered",
-	[SFU_STAT_UNREGISTERED]		= "unregistered",
-	[SFU_STAT_REFUSED]		= "refused",
-	[SFU_STAT_REFUSED_CORRUPT]	= "refused_corrupt",
-	[SFU_STAT_REFUSED_ELF]		= "refused_bad_elf",
-	[SFU_STAT_REFUSED_LIMIT]	= "refused_limit",
-	[SFU_STAT_REFUSED_NOMEM]	= "refused_nomem",
-	[SFU_STAT_REFUSED_FAULT]	= "refused_fault",
-	[SFU_STAT_LOOKUPS]		= "lookups",
-	[SFU_STAT_LOOKUP_HITS]		= "lookup_hits",
-	[SFU_STAT_FORKS]		= "forks",
-	[SFU_STAT_SCANNED_MMS]		= "scanned_mms",
-	[SFU_STAT_DEFERRED_REQUESTS]	= "deferred_requests",
-	[SFU_STAT_DEFERRED_WALKS]	= "deferred_walks",
-	[SFU_STAT_DEFERRED_BUSY]	= "deferred_busy",
-	[SFU_STAT_DEFERRED_DROPPED]	= "deferred_dropped",
-	[SFU_STAT_PERF_WALKS]		= "perf_walks",
-	[SFU_STAT_FTRACE_WALKS]		= "ftrace_walks",
-	[SFU_STAT_SAMPLE_FAULTS]	= "sample_faults",
-	[SFU_STAT_MM_EXITED]		= "mm_exited",
-	[SFU_STAT_MM_RELEASED]		= "mm_released",
-	[SFU_STAT_NOT_REGULAR]		= "not_regular",
-	[SFU_STAT_REFUSED_GLOBAL]	= "refused_global_limit",
-	[SFU_STAT_HOOK_SKIPPED]		= "hooks_skipped",
-	[SFU_STAT_FCACHE_HITS]		= "file_cache_hits",
-	[SFU_STAT_FAST_FRAMES]		= "fast_frames",
-	[SFU_STAT_REGISTERED_NOW]	= "registered_at_mmap",
-	[SFU_STAT_MM_NOTIFIED]		= "mms_notified",
-};
-
-void sfu_stat_inc(enum sfu_stat stat)
-{
-	this_cpu_inc(sfu_stats[stat]);
-}
-
-void sfu_stat_add(enum sfu_stat stat, u64 n)
-{
-	this_cpu_add(sfu_stats[stat], n);
-}
-
-u64 sfu_stat_read(enum sfu_stat stat)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(sfu_stats[stat], cpu);
-	return sum;
-}
-
-const char *sfu_stat_name(enum sfu_stat stat)
-{
-	return sfu_stat_names[stat];
-}
 
 long sfu_stat_mms(void)
 {

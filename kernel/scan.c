@@ -3,8 +3,8 @@
  * Scans of the processes that run: at load, for the SFrame of everything
  * they map (the hooks only see mappings made later), and when a sidecar
  * is registered, for the mappings of its file that exist already.  Each
- * process's mm is scanned by sfu_scan_mm() (elf.c) with a user reference
- * held, outside RCU.
+ * process's mm is scanned by sfu_scan_mm() with a user reference held,
+ * outside RCU; mapping.c registers each executable mapping found.
  */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -13,6 +13,64 @@
 #include <linux/slab.h>
 
 #include "sfu.h"
+
+/* Executable mappings a scan of one mm looks at. */
+#define SFU_SCAN_MAX_VMAS	4096
+
+/* Is @vma an executable mapping of @inode (of any file if NULL)? */
+static bool sfu_scan_wants(const struct vm_area_struct *vma,
+			   const struct inode *inode)
+{
+	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC))
+		return false;
+	return !inode || file_inode(vma->vm_file) == inode;
+}
+
+/**
+ * sfu_scan_mm() - register the SFrame of the executable mappings of @mm
+ * @mm: the address space; the caller holds a user reference
+ * @owner: a task of @mm, named in listings
+ * @inode: only the mappings of this file, or NULL for all
+ *
+ * For processes that were running before the module was loaded (all
+ * mappings), and for those that mapped a file before a sidecar for it
+ * was registered (that file's mappings).
+ *
+ * Return: 0 or a negative error code.
+ */
+static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
+		       const struct inode *inode)
+{
+	unsigned long *starts;
+	struct vm_area_struct *vma;
+	unsigned int i, n = 0;
+
+	starts = kvmalloc_array(SFU_SCAN_MAX_VMAS, sizeof(*starts),
+				GFP_KERNEL | __GFP_NOWARN);
+	if (!starts)
+		return -ENOMEM;
+	mmap_read_lock(mm);
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (n == SFU_SCAN_MAX_VMAS)
+				break;
+			if (sfu_scan_wants(vma, inode))
+				starts[n++] = vma->vm_start;
+		}
+	}
+	mmap_read_unlock(mm);
+	for (i = 0; i < n; i++) {
+		if (fatal_signal_pending(current))
+			break;
+		sfu_mapping_register(mm, owner, starts[i]);
+	}
+	kvfree(starts);
+	if (!inode)
+		sfu_stat_inc(SFU_STAT_SCANNED_MMS);
+	return 0;
+}
 
 /* Scan every process's mappings (of @inode only, if not NULL). */
 static void sfu_scan_processes(const struct inode *inode)

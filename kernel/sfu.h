@@ -3,11 +3,16 @@
  * sframe_unwind internals shared between the module's files; not an API.
  *
  * Data flow: hooks.c sees executable mappings appear (an ftrace hook on
- * perf_event_mmap()) and processes fork (perf_event_fork()); it queues a task work (twork.c) that, back in the task on
- * its way to user space, asks elf.c to build a region for the mapping and
- * registry.c to insert it into the mm's map.  registry.c also learns of
- * munmap and exit through an mmu notifier.  chardev.c adds regions on
- * request (JITs, sidecar files) and introspect.c shows them in debugfs.
+ * perf_event_mmap()) and processes fork (perf_event_fork()).  A mapping of
+ * a file the file cache holds, in a process with a registry, is registered
+ * by the hook itself (mapping.c); any other, by a task work (twork.c)
+ * that, back in the task on its way to user space, asks mapping.c to
+ * build a region for the mapping (elf.c reads the file, sidecar.c holds
+ * the sections of files without their own) and registry.c to insert it
+ * into the mm's map.  registry.c learns of munmap and exit through hooks
+ * (hooks.c) or, where those cannot run, an mmu notifier.  chardev.c adds
+ * regions on request (JITs, sidecar files) and introspect.c shows them in
+ * debugfs; stats.c counts what happens.
  */
 #ifndef _SFU_H
 #define _SFU_H
@@ -32,7 +37,7 @@ extern unsigned long sfu_max_mm_bytes;
 extern unsigned long sfu_max_total_bytes;
 extern bool sfu_validate_fres;
 
-/* ---- counters (registry.c), shown by introspect.c */
+/* ---- counters and refusals (stats.c; the registry's sizes: registry.c) */
 enum sfu_stat {
 	SFU_STAT_REGISTERED,
 	SFU_STAT_UNREGISTERED,
@@ -72,6 +77,8 @@ const char *sfu_stat_name(enum sfu_stat stat);
 long sfu_stat_mms(void);
 long sfu_stat_regions(void);
 long sfu_stat_bytes(void);
+void sfu_refuse(const char *who, const char *why, u64 off, int err);
+void sfu_refuse_file(struct file *file, const char *why, u64 off, int err);
 
 /* ---- task work that module unload can wait for (twork.c) */
 struct sfu_twork;
@@ -237,7 +244,15 @@ void sfu_registry_for_each(void (*fn)(struct sfu_mm *smm, void *arg),
 int sfu_registry_init(void);
 void sfu_registry_exit(void);
 
-/* ---- ELF files and sidecars (elf.c) */
+/* ---- ELF files (elf.c) */
+
+/* The headers of a native ELF file, read from it or from the file cache. */
+struct sfu_elf_headers {
+	Elf64_Ehdr eh;
+	const Elf64_Phdr *ph;
+	unsigned int phnum;
+	struct sfu_fcache *cached;	/* @ph is its copy, eh not read */
+};
 
 /* What stat() gives of a file's version. */
 struct sfu_stamp {
@@ -246,12 +261,21 @@ struct sfu_stamp {
 	struct timespec64 ctime;
 };
 
+int sfu_elf_read_exact(struct file *file, void *buf, size_t len, u64 off);
+int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf);
+int sfu_elf_get(struct file *file, struct sfu_elf_headers *elf);
+void sfu_elf_put(struct sfu_elf_headers *elf);
+const Elf64_Phdr *sfu_elf_find(const struct sfu_elf_headers *elf, u32 type);
+const Elf64_Phdr *sfu_elf_text(const struct sfu_elf_headers *elf,
+			       unsigned long pgoff);
+bool sfu_elf_loaded(const struct sfu_elf_headers *elf, const Elf64_Phdr *s);
+u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
+		     u8 *id);
 int sfu_file_stamp(struct file *file, struct sfu_stamp *st);
-bool sfu_elf_register_now(struct vm_area_struct *vma);
-int sfu_elf_register_vma(struct mm_struct *mm, struct task_struct *owner,
-			 unsigned long addr);
-int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
-		const struct inode *inode);
+
+/* ---- sections registered for files without their own (sidecar.c) */
+struct sfu_blob *sfu_sidecar_get(struct file *file,
+				 const struct sfu_elf_headers *elf);
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes);
 int sfu_sidecar_del(struct file *file);
@@ -259,7 +283,11 @@ int sfu_sidecar_del_build_id(const u8 *id, u32 len);
 u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
 void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing);
 void sfu_sidecar_exit(void);
-void sfu_refuse(const char *who, const char *why, u64 off, int err);
+
+/* ---- regions for mapped files (mapping.c) */
+bool sfu_mapping_register_now(struct vm_area_struct *vma);
+int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
+			 unsigned long addr);
 
 /* ---- indexes of files with their own SFrame (filecache.c) */
 struct sfu_fcache;

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From a mapped ELF file to a registered region.
+ *
+ * A region's section comes from the file (elf.c reads it; the file cache,
+ * filecache.c, keeps its index for the next mapping) or, for a file
+ * without PT_GNU_SFRAME, from its sidecar (sidecar.c).  It is built in a
+ * task that may sleep (the mapping task on its way back to user space,
+ * or a scan of processes that were running before), without the mmap
+ * lock, and inserted into the mm's registry (registry.c) if the mapping is
+ * still there.  Unwinding later reads the section where the process has
+ * it mapped, or its rule table in kernel memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "sfu.h"
+#include "trace.h"
+
+/* The mapping a region is built for, as seen under the mmap lock. */
+struct sfu_vma_ref {
+	struct file *file;
+	unsigned long start;
+	unsigned long end;
+	unsigned long pgoff;
+	pid_t tgid;		/* of the process it is mapped in */
+};
+
+/*
+ * Index the file's section @bytes once for the file cache and lend it to
+ * @r.  Return: true if @r has its section, false if the cache could not
+ * take it (the caller indexes it for @r alone, and reports any error).
+ */
+static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
+				      const struct sfu_elf_headers *elf,
+				      const Elf64_Phdr *s, const void *bytes,
+				      unsigned long bias)
+{
+	struct sfu_section sec;
+	struct sfu_fcache *fc;
+
+	if (!sfu_fcache_enabled() ||
+	    sfu_section_check(&sec, bytes, s->p_filesz, s->p_vaddr,
+			      SFU_SEC_TABLE))
+		return false;
+	fc = sfu_fcache_add(file, elf->ph, elf->phnum, &sec);
+	sfu_section_destroy(&sec);
+	if (!fc)
+		return false;
+	sfu_fcache_lend(r, fc, bias);
+	sfu_fcache_put(fc);
+	return true;
+}
+
+static int sfu_region_from_file(struct sfu_region *r, struct file *file,
+				struct sfu_elf_headers *elf,
+				const Elf64_Phdr *s, unsigned long bias)
+{
+	void *bytes;
+	int ret;
+
+	if (elf->cached) {
+		sfu_fcache_lend(r, elf->cached, bias);
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
+		return 0;
+	}
+	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
+		sfu_refuse_file(file, "section size", s->p_filesz, -EFBIG);
+		return -EFBIG;
+	}
+	if (!sfu_elf_loaded(elf, s)) {
+		sfu_refuse_file(file, "section outside the loaded segments",
+				s->p_offset, -EBADMSG);
+		return -EBADMSG;
+	}
+	ret = sfu_mem_charge(s->p_filesz);
+	if (ret) {
+		sfu_refuse_file(file, "max_total_bytes", s->p_filesz, ret);
+		return ret;
+	}
+	bytes = kvmalloc(s->p_filesz, GFP_KERNEL | __GFP_NOWARN);
+	if (!bytes) {
+		sfu_mem_uncharge(s->p_filesz);
+		return -ENOMEM;
+	}
+	ret = sfu_elf_read_exact(file, bytes, s->p_filesz, s->p_offset);
+	if (ret) {
+		sfu_refuse_file(file, "short read", s->p_offset, ret);
+		goto free_bytes;
+	}
+	if (sfu_region_from_new_cache(r, file, elf, s, bytes, bias))
+		goto free_bytes;
+	ret = sfu_region_init_section(r, bytes, s->p_filesz,
+				      bias + s->p_vaddr,
+				      SFU_SEC_USER | SFU_SEC_TABLE);
+	if (ret)
+		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
+				r->sec.diag.off, ret);
+free_bytes:
+	kvfree(bytes);
+	sfu_mem_uncharge(s->p_filesz);
+	return ret;
+}
+
+/*
+ * The section of the sidecar the region holds (r->blob) for load bias
+ * @bias: the sidecar's own index, moved, where it can be; else one built
+ * for this region.
+ */
+static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
+{
+	const struct sfu_blob *owner = r->blob->same ? r->blob->same : r->blob;
+
+	if (owner->indexed && sfu_section_movable(&owner->sec)) {
+		sfu_region_borrow_section(r, &owner->sec, bias);
+		return 0;
+	}
+	return sfu_region_init_section(r, r->blob->data, r->blob->len,
+				       bias + r->blob->link_vaddr, SFU_SEC_TABLE);
+}
+
+/* The load bias of the mapping @v of a file whose text segment is @text. */
+static unsigned long sfu_vma_bias(const struct sfu_vma_ref *v,
+				  const Elf64_Phdr *text)
+{
+	/* Address of file offset p_offset, minus p_vaddr. */
+	return v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
+	       text->p_vaddr;
+}
+
+/*
+ * A region for the mapping @v, whose text segment @text is at load bias
+ * @bias, without its section yet.  Return: the region or an ERR_PTR.
+ */
+static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
+					 const Elf64_Phdr *text,
+					 unsigned long bias, u8 source,
+					 gfp_t gfp)
+{
+	struct inode *inode = file_inode(v->file);
+	struct sfu_region *r = sfu_region_alloc(gfp);
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->start = bias + text->p_vaddr;
+	r->end = r->start + text->p_memsz;
+	r->source = source;
+	r->dev = inode->i_sb->s_dev;
+	r->ino = inode->i_ino;
+	r->file = get_file(v->file);
+	if (r->end <= r->start || r->end > TASK_SIZE) {
+		sfu_region_put(r);
+		return ERR_PTR(-EINVAL);
+	}
+	return r;
+}
+
+/*
+ * Build the region for the mapping @v: NULL if the file carries no SFrame
+ * (and has no sidecar), an ERR_PTR if it does but it was refused.
+ */
+static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
+{
+	struct inode *inode = file_inode(v->file);
+	const Elf64_Phdr *text, *sf;
+	struct sfu_blob *blob = NULL;
+	struct sfu_region *r = NULL;
+	struct sfu_elf_headers elf;
+	unsigned long bias;
+	int ret;
+
+	ret = sfu_elf_get(v->file, &elf);
+	if (ret)
+		return ret == -ENOMEM ? ERR_PTR(ret) : NULL;
+	text = sfu_elf_text(&elf, v->pgoff);
+	sf = sfu_elf_find(&elf, PT_GNU_SFRAME);
+	if (!text)
+		goto free_phdrs;
+	if (!sf) {
+		blob = sfu_sidecar_get(v->file, &elf);
+		if (!blob) {
+			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
+						     inode->i_sb->s_dev,
+						     inode->i_ino);
+			goto free_phdrs;
+		}
+	}
+	bias = sfu_vma_bias(v, text);
+	r = sfu_region_new(v, text, bias, sf ? SFRAME_UNWIND_SRC_ELF :
+			   SFRAME_UNWIND_SRC_SIDECAR, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(r))
+		goto put_blob;
+	r->blob = blob;
+	blob = NULL;
+	if (sf)
+		ret = sfu_region_from_file(r, v->file, &elf, sf, bias);
+	else
+		ret = sfu_region_from_blob(r, bias);
+	if (ret) {
+		sfu_region_put(r);
+		r = ERR_PTR(ret);
+	}
+put_blob:
+	if (blob)
+		sfu_blob_put(blob);
+free_phdrs:
+	sfu_elf_put(&elf);
+	return r;
+}
+
+/**
+ * sfu_mapping_register_now() - register a new mapping of a cached file at once
+ * @vma: the mapping, in the mmap hook: its mm's mmap lock held for writing
+ *
+ * Neither sleeps nor reads the file: only for a file whose index the file
+ * cache holds as the file is now, mapped by a process that has a registry
+ * already (dlopen(), mprotect() of a running program).  Anything else, and
+ * any failure, is left to the task work (sfu_mapping_register()), which
+ * does it all and reports refusals.
+ *
+ * Return: true if the mapping needs nothing more: registered, covered
+ * already, or not a text segment of the file.
+ */
+bool sfu_mapping_register_now(struct vm_area_struct *vma)
+{
+	struct sfu_vma_ref v = {
+		.file = vma->vm_file,
+		.start = vma->vm_start,
+		.end = vma->vm_end,
+		.pgoff = vma->vm_pgoff,
+		.tgid = task_tgid_nr(current),
+	};
+	const Elf64_Phdr *text;
+	struct sfu_region *r;
+	struct sfu_elf_headers elf;
+	struct sfu_mm *smm;
+	unsigned long bias;
+	bool done = false;
+
+	if (!S_ISREG(file_inode(v.file)->i_mode))
+		return false;
+	/*
+	 * The registry stays: the mm cannot exit while its mmap lock is
+	 * held, and unload waits for the hooks to leave.
+	 */
+	rcu_read_lock();
+	smm = sfu_mm_find(vma->vm_mm);
+	if (smm && sfu_mm_covers(smm, v.start, v.file))
+		done = true;
+	rcu_read_unlock();
+	if (!smm || done)
+		return done;
+	elf.cached = sfu_fcache_get_now(v.file);
+	if (!elf.cached)
+		return false;
+	elf.ph = sfu_fcache_phdrs(elf.cached, &elf.phnum);
+	text = sfu_elf_text(&elf, v.pgoff);
+	if (!text) {
+		done = true;
+		goto put_elf;
+	}
+	bias = sfu_vma_bias(&v, text);
+	r = sfu_region_new(&v, text, bias, SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
+	if (IS_ERR(r))
+		goto put_elf;
+	sfu_fcache_lend(r, elf.cached, bias);
+	/* A section read where it is mapped wants its pages faulted in. */
+	if (r->sec.table &&
+	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
+		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
+		sfu_stat_inc(SFU_STAT_REGISTERED_NOW);
+		r = NULL;	/* the registry's now */
+		done = true;
+	}
+	sfu_region_put(r);
+put_elf:
+	sfu_elf_put(&elf);
+	return done;
+}
+
+/* Is the mapping described by @v still the one at v->start?  mmap lock. */
+static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, v->start);
+
+	return vma && vma->vm_file == v->file && vma->vm_pgoff == v->pgoff &&
+	       (vma->vm_flags & VM_EXEC);
+}
+
+/**
+ * sfu_mapping_register() - register the SFrame of the mapping at @addr
+ * @mm: the address space; the caller holds a user reference
+ * @owner: a task of @mm, named in listings
+ * @addr: an address in an executable file mapping of @mm
+ *
+ * May sleep.  Takes the mmap lock itself: reads the mapping under it,
+ * builds the region without it, then inserts the region under it again if
+ * the mapping is still there.  A file without SFrame is not an error.
+ *
+ * Return: 0 or a negative error code.
+ */
+int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
+			 unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	struct sfu_region *r;
+	struct sfu_vma_ref v;
+	unsigned long sframe = 0, sframe_len = 0;
+	struct sfu_mm *smm;
+	bool covered;
+	int ret = 0;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (!vma || !vma->vm_file || !(vma->vm_flags & VM_EXEC)) {
+		mmap_read_unlock(mm);
+		return 0;
+	}
+	/*
+	 * Only regular files are read: a device's read() may have side
+	 * effects, or block for good.
+	 */
+	if (!S_ISREG(file_inode(vma->vm_file)->i_mode)) {
+		mmap_read_unlock(mm);
+		sfu_stat_inc(SFU_STAT_NOT_REGULAR);
+		return 0;
+	}
+	v.file = get_file(vma->vm_file);
+	v.start = vma->vm_start;
+	v.end = vma->vm_end;
+	v.pgoff = vma->vm_pgoff;
+	v.tgid = task_tgid_nr(owner);
+	rcu_read_lock();
+	smm = sfu_mm_find(mm);
+	if (smm && sfu_mm_covers(smm, v.start, v.file))
+		smm = ERR_PTR(-EEXIST);
+	rcu_read_unlock();
+	mmap_read_unlock(mm);
+	if (IS_ERR(smm))
+		goto put_file;
+
+	r = sfu_region_for(&v);
+	if (IS_ERR_OR_NULL(r)) {
+		ret = PTR_ERR_OR_ZERO(r);
+		goto put_file;
+	}
+	smm = sfu_mm_get(mm, owner);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+		goto put_region;
+	}
+	mmap_read_lock(mm);
+	rcu_read_lock();
+	covered = sfu_mm_covers(smm, v.start, v.file);
+	rcu_read_unlock();
+	if (sfu_vma_same(mm, &v) && !covered) {
+		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE,
+				    GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			sfu_refuse_file(v.file, "registry", 0, ret);
+		} else {
+			sframe = r->sec.table ? 0 : r->sec.vaddr;
+			sframe_len = r->sec.size;
+			r = NULL;	/* the registry's now */
+		}
+	}
+	mmap_read_unlock(mm);
+	/*
+	 * Map the pages of a section that walks read where it lives (one
+	 * without a rule table) now, in the mapping task, so that the first
+	 * non-faulting walks (perf samples) find them present.
+	 */
+	if (sframe && mm == current->mm)
+		fault_in_readable((const char __user *)sframe, sframe_len);
+put_region:
+	sfu_region_put(r);
+put_file:
+	fput(v.file);
+	return ret;
+}

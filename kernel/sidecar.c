@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sidecars: SFrame registered for a file that has none of its own
+ * (sframectl, through the character device), kept in kernel memory by
+ * device, inode and build-id, and shared by every process that maps the
+ * file.  A sidecar stays the file's while the file keeps its build-id (or,
+ * without one, its size and modification time).  Identical sections of
+ * two copies of a file are kept once.
+ */
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "sfu.h"
+
+#define SFU_SIDECAR_HASH_BITS	6
+
+static DEFINE_HASHTABLE(sfu_sidecars, SFU_SIDECAR_HASH_BITS);
+static DEFINE_MUTEX(sfu_sidecar_lock);	/* guards sfu_sidecars */
+
+static unsigned long sfu_sidecar_key(dev_t dev, unsigned long ino)
+{
+	return ino ^ ((unsigned long)dev << 20);
+}
+
+/* Caller holds sfu_sidecar_lock. */
+static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
+{
+	struct sfu_blob *blob;
+
+	hash_for_each_possible(sfu_sidecars, blob, node,
+			       sfu_sidecar_key(dev, ino))
+		if (blob->dev == dev && blob->ino == ino)
+			return blob;
+	return NULL;
+}
+
+/*
+ * Whether @file is still the file @blob was registered for: the same
+ * build-id (read again only if the inode changed since), or, for a file
+ * without one, the same size and modification time (so that a file
+ * rewritten in place loses its sidecar either way).
+ */
+static bool sfu_sidecar_matches(const struct sfu_blob *blob,
+				struct file *file, const struct sfu_elf_headers *elf)
+{
+	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
+	struct sfu_stamp st;
+	u32 id_len;
+
+	if (sfu_file_stamp(file, &st))
+		return false;
+	if (!blob->build_id_len)
+		return st.size == blob->size &&
+		       timespec64_equal(&st.mtime, &blob->mtime);
+	/* Not written since (a write changes ctime): no need to read. */
+	if (st.size == blob->size && timespec64_equal(&st.ctime, &blob->ctime))
+		return true;
+	id_len = sfu_elf_build_id(file, elf, id);
+	return id_len == blob->build_id_len &&
+	       !memcmp(id, blob->build_id, id_len);
+}
+
+/**
+ * sfu_sidecar_get() - the sidecar of @file, if it is still the file's
+ * @file: a mapped file without SFrame of its own
+ * @elf: its program headers (for the build-id)
+ *
+ * Return: a reference to the sidecar (sfu_blob_put() drops it), or NULL.
+ */
+struct sfu_blob *sfu_sidecar_get(struct file *file,
+				 const struct sfu_elf_headers *elf)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_blob *blob;
+
+	mutex_lock(&sfu_sidecar_lock);
+	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
+	if (blob)
+		kref_get(&blob->ref);
+	mutex_unlock(&sfu_sidecar_lock);
+	if (!blob || sfu_sidecar_matches(blob, file, elf))
+		return blob;
+	sfu_blob_put(blob);
+	return NULL;
+}
+
+/* Whether @a and @b hold the same section for files of one build-id. */
+static bool sfu_sidecar_same(const struct sfu_blob *a,
+			     const struct sfu_blob *b)
+{
+	return a->build_id_len && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
+	       a->link_vaddr == b->link_vaddr && a->len == b->len &&
+	       !memcmp(a->data, b->data, a->len);
+}
+
+/*
+ * If a sidecar in the table has the same section (another copy of the
+ * file), let @blob use its bytes and free its own: identical sections are
+ * kept once.  Caller holds sfu_sidecar_lock; @blob is not in the table.
+ */
+static void sfu_sidecar_share(struct sfu_blob *blob)
+{
+	struct sfu_blob *other, *owner;
+	unsigned int bkt;
+
+	hash_for_each(sfu_sidecars, bkt, other, node) {
+		if (!sfu_sidecar_same(blob, other))
+			continue;
+		owner = other->same ? other->same : other;
+		kref_get(&owner->ref);
+		sfu_blob_unindex(blob);
+		sfu_mem_uncharge(blob->len);
+		kvfree(blob->data);
+		blob->data = owner->data;
+		blob->same = owner;
+		return;
+	}
+}
+
+/**
+ * sfu_sidecar_add() - keep generated SFrame for the ELF file @file
+ * @file: the file the section describes
+ * @arg: the checked ioctl argument
+ * @bytes: the section in the caller's memory
+ *
+ * Mappings of @file that exist already, in every process, get the section
+ * too: the sidecar is in the table before they are looked for, so a
+ * mapping made meanwhile is found by one or the other.
+ *
+ * Return: 0; -ENOEXEC not a native ELF file, -ESTALE build-id mismatch,
+ * -EEXIST already registered (without SFRAME_UNWIND_REPLACE), -EFBIG too
+ * large, a decoder error for a section that does not validate, -ENOMEM,
+ * -EFAULT.
+ */
+int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
+		    const void __user *bytes)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_blob *blob, *old;
+	struct sfu_stamp st;
+	struct sfu_elf_headers elf;
+	int ret;
+
+	if (arg->sframe_len > sfu_max_section_bytes)
+		return -EFBIG;
+	ret = sfu_elf_read(file, &elf);
+	if (ret)
+		return ret;
+	blob = kzalloc(sizeof(*blob), GFP_KERNEL_ACCOUNT);
+	if (!blob) {
+		ret = -ENOMEM;
+		goto free_phdrs;
+	}
+	kref_init(&blob->ref);
+	blob->dev = inode->i_sb->s_dev;
+	blob->ino = inode->i_ino;
+	blob->link_vaddr = arg->sframe_vaddr;
+	blob->len = arg->sframe_len;
+	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
+	ret = sfu_file_stamp(file, &st);
+	if (ret)
+		goto put_blob;
+	blob->size = st.size;
+	blob->mtime = st.mtime;
+	blob->ctime = st.ctime;
+	if (arg->build_id_len &&
+	    (arg->build_id_len != blob->build_id_len ||
+	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {
+		ret = -ESTALE;
+		goto put_blob;
+	}
+	ret = sfu_mem_charge(blob->len);
+	if (ret)
+		goto put_blob;
+	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!blob->data) {
+		sfu_mem_uncharge(blob->len);
+		ret = -ENOMEM;
+		goto put_blob;
+	}
+	if (copy_from_user(blob->data, bytes, blob->len)) {
+		ret = -EFAULT;
+		goto put_blob;
+	}
+	/* Validate and index once, at the link-time address. */
+	ret = sfu_blob_index(blob);
+	if (ret)
+		goto put_blob;
+
+	mutex_lock(&sfu_sidecar_lock);
+	old = sfu_sidecar_find(blob->dev, blob->ino);
+	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE)) {
+		ret = -EEXIST;
+	} else {
+		sfu_sidecar_share(blob);
+		if (old)
+			hash_del(&old->node);
+		hash_add(sfu_sidecars, &blob->node,
+			 sfu_sidecar_key(blob->dev, blob->ino));
+		blob = old;	/* the table's reference to drop */
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+	if (!ret)
+		sfu_scan_file(inode);
+put_blob:
+	if (blob)
+		sfu_blob_put(blob);
+free_phdrs:
+	kfree(elf.ph);
+	return ret;
+}
+
+/**
+ * sfu_sidecar_stats() - what the sidecars hold
+ * @nr: sidecars registered
+ * @bytes: bytes of SFrame they keep in memory, each shared section once
+ * @sharing: sidecars that use the bytes of another
+ */
+void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing)
+{
+	struct sfu_blob *blob;
+	unsigned int bkt;
+
+	*nr = 0;
+	*bytes = 0;
+	*sharing = 0;
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each(sfu_sidecars, bkt, blob, node) {
+		(*nr)++;
+		if (blob->same)
+			(*sharing)++;
+		else
+			*bytes += blob->len;
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+}
+
+/**
+ * sfu_sidecar_del() - forget the sidecar of @file
+ * @file: the file
+ *
+ * Mappings that use it keep it until they go.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int sfu_sidecar_del(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	struct sfu_blob *blob;
+
+	mutex_lock(&sfu_sidecar_lock);
+	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
+	if (blob)
+		hash_del(&blob->node);
+	mutex_unlock(&sfu_sidecar_lock);
+	if (!blob)
+		return -ENOENT;
+	sfu_blob_put(blob);
+	return 0;
+}
+
+/**
+ * sfu_sidecar_del_build_id() - forget every sidecar of files with a build-id
+ * @id: the build-id
+ * @len: its length, 1 to SFRAME_UNWIND_BUILD_ID_MAX
+ *
+ * For files that were deleted or renamed over, which no descriptor names.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int sfu_sidecar_del_build_id(const u8 *id, u32 len)
+{
+	struct hlist_node *tmp;
+	struct sfu_blob *blob;
+	HLIST_HEAD(gone);
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
+		if (blob->build_id_len != len || memcmp(blob->build_id, id, len))
+			continue;
+		hash_del(&blob->node);
+		hlist_add_head(&blob->node, &gone);
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+	if (hlist_empty(&gone))
+		return -ENOENT;
+	hlist_for_each_entry_safe(blob, tmp, &gone, node) {
+		hlist_del(&blob->node);
+		sfu_blob_put(blob);
+	}
+	return 0;
+}
+
+/**
+ * sfu_sidecar_list() - describe the sidecars
+ * @out: room for @room entries (or NULL with @room 0)
+ * @room: entries @out holds
+ *
+ * Return: how many sidecars there are; the first min(that, @room) are in
+ * @out.
+ */
+u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room)
+{
+	struct sfu_blob *blob;
+	u32 n = 0;
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each(sfu_sidecars, bkt, blob, node) {
+		if (n < room) {
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].dev = new_encode_dev(blob->dev);
+			out[n].ino = blob->ino;
+			out[n].sframe_len = blob->len;
+			out[n].build_id_len = blob->build_id_len;
+			memcpy(out[n].build_id, blob->build_id,
+			       blob->build_id_len);
+		}
+		n++;
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+	return n;
+}
+
+void sfu_sidecar_exit(void)
+{
+	struct hlist_node *tmp;
+	struct sfu_blob *blob;
+	int bkt;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
+		hash_del(&blob->node);
+		sfu_blob_put(blob);
+	}
+	mutex_unlock(&sfu_sidecar_lock);
+}
