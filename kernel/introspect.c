@@ -18,7 +18,7 @@
  *                    Results belong to the open file.
  *
  * The PC parser and the result line are shared with the decoder's debugfs
- * files in main.c.
+ * files in debugfs.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

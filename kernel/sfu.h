@@ -323,7 +323,10 @@ int sfu_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 void sfu_scan_all(void);
 void sfu_scan_file(const struct inode *inode);
 
-/* ---- debugfs (introspect.c, main.c) */
+/* ---- debugfs (debugfs.c, introspect.c) */
+void sfu_debugfs_init(void);
+void sfu_debugfs_exit(void);
+
 #define SFU_DBG_MAX_PCS		1024
 #define SFU_DBG_MAX_INPUT	(SFU_DBG_MAX_PCS * 20)
 #define SFU_DBG_LINE		256
