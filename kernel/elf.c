@@ -54,10 +54,9 @@ int sfu_elf_read_exact(struct file *file, void *buf, size_t len, u64 off)
 int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf)
 {
 	Elf64_Ehdr *eh = &elf->eh;
+	Elf64_Phdr *ph;
 	size_t len;
 	int ret;
-
-	Elf64_Phdr *ph;
 
 	elf->ph = NULL;
 	elf->cached = NULL;

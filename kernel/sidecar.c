@@ -212,7 +212,7 @@ put_blob:
 	if (blob)
 		sfu_blob_put(blob);
 free_phdrs:
-	kfree(elf.ph);
+	sfu_elf_put(&elf);
 	return ret;
 }
 
