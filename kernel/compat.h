@@ -144,33 +144,91 @@ static __always_inline unsigned long sfu_ftrace_arg(struct ftrace_regs *fregs,
 #endif
 
 /*
- * unmap_vmas(), which munmap(), MAP_FIXED, mremap() and exit_mmap() call
- * for the range they take away: its first VMA, start and end are its
- * third to fifth arguments, but its prototype changes often (6.1 takes a
- * maple tree, 6.12 a maple state and two more arguments, later kernels a
- * descriptor).  The unmap hook is built for the prototypes checked here;
- * on other kernels the module learns of unmaps through an mmu notifier.
+ * unmap_vmas(), which munmap(), MAP_FIXED, mremap(), brk() and exit_mmap()
+ * call for the range they take away (the range an mmu notifier is told
+ * of, from the same place).  Its prototype changes often:
+ *  - up to 6.19 <linux/mm.h> declares it and its third to fifth arguments
+ *    are the first VMA, start and end, whatever else it takes (6.1 a maple
+ *    tree; 6.4 to 6.18 a maple state, a tree end and whether the mmap
+ *    lock is held for writing; 6.19 without the latter).  The hook reads
+ *    them where the prototype is one of those, checked at build time;
+ *  - from 7.0 it takes a descriptor, struct unmap_desc, which mm/vma.h
+ *    declares and no installed header does.  Its layout is copied here
+ *    for the releases it was read from (7.2 and 7.3), by name and order:
+ *    the first VMA (whose mm it is), then the range as vma_start and
+ *    vma_end (0 and ULONG_MAX at exit).
+ * On other kernels the module learns of unmaps through an mmu notifier,
+ * whose release at exit costs an SRCU grace period per process.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-#define SFU_HAVE_UNMAP_HOOK	1
-typedef void (*sfu_unmap_vmas_t)(struct mmu_gather *tlb,
-				 struct maple_tree *mt,
-				 struct vm_area_struct *start_vma,
-				 unsigned long start, unsigned long end);
-#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-#define SFU_HAVE_UNMAP_HOOK	1
-typedef void (*sfu_unmap_vmas_t)(struct mmu_gather *tlb,
-				 struct ma_state *mas,
-				 struct vm_area_struct *start_vma,
-				 unsigned long start, unsigned long end,
-				 unsigned long tree_end, bool mm_wr_locked);
-#else
-#define SFU_HAVE_UNMAP_HOOK	0
-#endif
+typedef void (*sfu_unmap_vmas_6_1_t)(struct mmu_gather *tlb,
+				     struct maple_tree *mt,
+				     struct vm_area_struct *start_vma,
+				     unsigned long start, unsigned long end);
+typedef void (*sfu_unmap_vmas_6_4_t)(struct mmu_gather *tlb,
+				     struct ma_state *mas,
+				     struct vm_area_struct *start_vma,
+				     unsigned long start, unsigned long end,
+				     unsigned long tree_end, bool mm_wr_locked);
+typedef void (*sfu_unmap_vmas_6_19_t)(struct mmu_gather *tlb,
+				      struct ma_state *mas,
+				      struct vm_area_struct *start_vma,
+				      unsigned long start, unsigned long end,
+				      unsigned long tree_end);
+#define SFU_UNMAP_ARG_DESC	1
 #define SFU_UNMAP_ARG_VMA	2
 #define SFU_UNMAP_ARG_START	3
 #define SFU_UNMAP_ARG_END	4
+
+struct sfu_unmap_desc {			/* struct unmap_desc of 7.2, 7.3 */
+	struct ma_state *mas;
+	struct vm_area_struct *first;
+	unsigned long pg_start;
+	unsigned long pg_end;
+	unsigned long vma_start;
+	unsigned long vma_end;
+};
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(7, 0, 0)
+#define SFU_UNMAP_BY_ARGS	(__same_type(&unmap_vmas, sfu_unmap_vmas_6_1_t) || \
+				 __same_type(&unmap_vmas, sfu_unmap_vmas_6_4_t) || \
+				 __same_type(&unmap_vmas, sfu_unmap_vmas_6_19_t))
+#define SFU_UNMAP_BY_DESC	false
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(7, 4, 0)
+#define SFU_UNMAP_BY_ARGS	false
+#define SFU_UNMAP_BY_DESC	true
+#else
+#define SFU_UNMAP_BY_ARGS	false
+#define SFU_UNMAP_BY_DESC	false
+#endif
+#define SFU_HAVE_UNMAP_HOOK	(SFU_UNMAP_BY_ARGS || SFU_UNMAP_BY_DESC)
+
+/*
+ * The first VMA and the range of an unmap_vmas() call the hook sees, by
+ * the prototype above.  Return: false if this kernel's is not known.
+ */
+static __always_inline bool sfu_unmap_range(struct ftrace_regs *fregs,
+					    struct vm_area_struct **vma,
+					    unsigned long *start,
+					    unsigned long *end)
+{
+	const struct sfu_unmap_desc *desc;
+
+	if (SFU_UNMAP_BY_ARGS) {
+		*vma = (void *)sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_VMA);
+		*start = sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_START);
+		*end = sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_END);
+		return *vma;
+	}
+	if (!SFU_UNMAP_BY_DESC)
+		return false;
+	desc = (const void *)sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_DESC);
+	if (!desc)
+		return false;
+	*vma = desc->first;
+	*start = desc->vma_start;
+	*end = desc->vma_end;
+	return *vma;
+}
 
 #endif /* _SFU_COMPAT_H */

@@ -23,7 +23,7 @@
  * - Exit (and exec, which drops the old mm): an ftrace hook on
  *   exit_mmap() drops the mm's registry.
  * - Where these two cannot serve (PREEMPT_RT, where a hook may be unable
- *   to run; a kernel whose unmap_vmas() prototype compat.h does not know;
+ *   to run; a kernel whose unmap_vmas() compat.h does not know;
  *   a function ftrace cannot hook), each registry carries an mmu notifier
  *   for both (registry.c).  The exit hook then still drops the registry,
  *   and the notifier with it, before the kernel releases the mm's
@@ -301,32 +301,24 @@ static struct sfu_fhook sfu_exit_fhook = {
 	},
 };
 
-#if SFU_HAVE_UNMAP_HOOK
-/* unmap_vmas(tlb, tree, vma, start, end, ...): in the mm's unmapping task. */
+/* unmap_vmas(): in the mm's unmapping task (compat.h reads the range). */
 static void notrace sfu_unmap_hook(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *ops,
 				   struct ftrace_regs *fregs)
 {
 	struct vm_area_struct *vma;
+	unsigned long start, end;
 
-	vma = (struct vm_area_struct *)sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_VMA);
-	if (!vma || !sfu_hook_enter())
+	if (!sfu_unmap_range(fregs, &vma, &start, &end) || !sfu_hook_enter())
 		return;
-	sfu_mm_unmapped(vma->vm_mm, sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_START),
-			sfu_ftrace_arg(fregs, SFU_UNMAP_ARG_END));
+	sfu_mm_unmapped(vma->vm_mm, start, end);
 	sfu_hook_leave();
 }
-
-/* The hook reads unmap_vmas()'s arguments by compat.h's prototype. */
-static_assert(__same_type(&unmap_vmas, sfu_unmap_vmas_t));
-#endif
 
 static struct sfu_fhook sfu_unmap_fhook = {
 	.name = SFU_UNMAP_SYMBOL,
 	.ops = {
-#if SFU_HAVE_UNMAP_HOOK
 		.func = sfu_unmap_hook,
-#endif
 		.flags = SFU_FTRACE_ARG_FLAGS,
 	},
 };
