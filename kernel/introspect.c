@@ -170,6 +170,8 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 		   sfu_redirect_active("perf_callchain_user"));
 	seq_printf(m, "userstack_redirected %d\n",
 		   sfu_redirect_active("stack_trace_save_user"));
+	seq_printf(m, "unwind_user_redirected %d\n",
+		   sfu_redirect_active("unwind_user"));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sfu_stats);

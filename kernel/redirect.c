@@ -15,6 +15,14 @@
  * When the walk stops because a page of .sframe or stack is not resident,
  * the sample keeps the frames found so far and a deferred request (which
  * faults) brings the pages in for the next samples.
+ *
+ * Kernels with the deferred unwinding core (CONFIG_UNWIND_USER, 6.17 and
+ * later) walk user stacks a third way: unwind_user_faultable(), in task
+ * work on the way back to user space, for perf's deferred call chains
+ * (--call-graph fp,defer, 6.19) and any other user of unwind_deferred_*.
+ * It walks frame pointers with unwind_user(), which is redirected the
+ * same way to the faulting walker: there .sframe and stack pages that are
+ * not resident are read in, not a reason to stop.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,6 +32,10 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
+#include <linux/uaccess.h>
+#ifdef CONFIG_UNWIND_USER
+#include <linux/unwind_user.h>
+#endif
 
 #include <sframe/deferred.h>
 
@@ -109,6 +121,36 @@ static unsigned int sfu_stack_trace_save_user(unsigned long *store,
 	return res.nr;
 }
 
+#ifdef CONFIG_UNWIND_USER
+/*
+ * Replaces unwind_user() for tasks with SFrame.  The kernel calls it from
+ * unwind_user_faultable(), in task context where it may fault; should
+ * another caller walk with page faults off or from an interrupt, the walk
+ * does not fault either.
+ */
+static int sfu_unwind_user_kernel(struct unwind_stacktrace *trace,
+				  unsigned int max_entries)
+{
+	struct sfu_unwind_result res;
+	enum sfu_mem mode = SFU_MEM_USER;
+
+	trace->nr = 0;
+	if (!max_entries)
+		return -EINVAL;
+	if (!in_task() || pagefault_disabled() || !preemptible())
+		mode = SFU_MEM_USER_NOFAULT;
+	if (sfu_unwind_user(NULL, mode, trace->entries, max_entries, &res))
+		return 0;
+	trace->nr = res.nr;
+	sfu_stat_inc(SFU_STAT_KERNEL_DEFERRED_WALKS);
+	if (res.fast)
+		sfu_stat_add(SFU_STAT_FAST_FRAMES, res.fast);
+	return 0;
+}
+
+static_assert(__same_type(&sfu_unwind_user_kernel, &unwind_user));
+#endif
+
 /*
  * Does current's user stack have SFrame to walk?  Any context.  A task the
  * walker does not serve (a 32-bit compat task, which can have a registry
@@ -155,6 +197,12 @@ static struct sfu_redirect sfu_redirects[] = {
 		.symbol = "stack_trace_save_user",
 		.func = sfu_stack_trace_save_user,
 	},
+#ifdef CONFIG_UNWIND_USER
+	{
+		.symbol = "unwind_user",
+		.func = sfu_unwind_user_kernel,
+	},
+#endif
 };
 
 static int sfu_redirect_on(struct sfu_redirect *r)
@@ -216,7 +264,7 @@ void sfu_redirect_exit(void)
 
 /**
  * sfu_redirect_active() - is @symbol's redirection in place?
- * @symbol: "perf_callchain_user" or "stack_trace_save_user"
+ * @symbol: "perf_callchain_user", "stack_trace_save_user" or "unwind_user"
  *
  * Return: true if it is.
  */

@@ -67,6 +67,7 @@ enum sfu_stat {
 	SFU_STAT_FAST_FRAMES,		/* perf/ftrace frames of the fast lane */
 	SFU_STAT_REGISTERED_NOW,	/* registrations in the mmap hook */
 	SFU_STAT_MM_NOTIFIED,		/* registries tied by an mmu notifier */
+	SFU_STAT_KERNEL_DEFERRED_WALKS,	/* unwind_user() walks (6.17+) */
 	SFU_STAT_NR,
 };
 

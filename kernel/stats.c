@@ -45,6 +45,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_FAST_FRAMES]		= "fast_frames",
 	[SFU_STAT_REGISTERED_NOW]	= "registered_at_mmap",
 	[SFU_STAT_MM_NOTIFIED]		= "mms_notified",
+	[SFU_STAT_KERNEL_DEFERRED_WALKS] = "kernel_deferred_walks",
 };
 
 /**
