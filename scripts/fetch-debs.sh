@@ -1,21 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fetch-debs.sh - get Debian 12 binary packages of another architecture
+# fetch-debs.sh - get Debian binary packages of any architecture and suite
 #
 # Usage: fetch-debs.sh [-u] ARCH PKG...
+#        fetch-debs.sh [-u] -d ARCH PKG...
+#        fetch-debs.sh [-u] -l ARCH REGEX
 #   ARCH  amd64 (or x86_64) | arm64 | s390x
 #   PKG   binary package names, e.g. libc6 libstdc++6 bash python3.11-minimal
 #   -u    refresh the Packages indexes and look for newer versions of
 #         packages already in the cache
+#   -d    download only: print the path of each chosen .deb in the cache,
+#         unpack nothing
+#   -l    list "package version" of the packages whose names match the
+#         extended regular expression REGEX, the newest version of each
 #
-# Takes the newest version of each PKG that bookworm, bookworm-updates and
-# bookworm-security on deb.debian.org carry for ARCH, straight from the
-# mirror (no apt lists, no dpkg architecture needed), and unpacks them all
-# with dpkg -x into one tree.  The cache, per architecture, is
+# Takes the newest version of each PKG that the suites of FETCH_DEBS_SUITE
+# on deb.debian.org carry for ARCH, straight from the mirror (no apt
+# lists, no dpkg architecture needed), and unpacks them all with dpkg -x
+# into one tree.  FETCH_DEBS_SUITE:
+#   bookworm          (default) bookworm, -updates and -security: Debian 12
+#   trixie            trixie, -updates and -security: Debian 13
+#   trixie-backports  Debian 13's backports (the 6.16 to 7.x kernels)
+#   sid               Debian's unstable
+# The cache, per architecture (and suite, other than bookworm), is
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/debs/<arch>/
 #     index/<suite>.{InRelease,Packages.xz}   the suites' signed indexes
 #     pkgs/<pkg>                              the .deb file chosen for <pkg>
+#     dl/<pkg>                                the same, for -d (not unpacked)
 #     <pkg>_<version>_<arch>.deb
 #     root/                                   all chosen .debs unpacked
 # Each InRelease is checked with gpgv against debian-archive-keyring, each
@@ -39,27 +51,32 @@ prog=${0##*/}
 
 mirror=http://deb.debian.org
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-# suite and archive it lives in; FETCH_DEBS_SUITE=sid takes Debian's
-# unstable instead (for a reader newer than bookworm's, e.g. libsframe3),
-# cached apart from bookworm's packages.
-suites="bookworm:debian bookworm-updates:debian bookworm-security:debian-security"
-release=bookworm
-if [ "${FETCH_DEBS_SUITE:-}" = sid ]; then
-	suites="sid:debian"
-	release=sid
-fi
+# suite and archive it lives in, for each FETCH_DEBS_SUITE.
+release=${FETCH_DEBS_SUITE:-bookworm}
+case $release in
+bookworm|trixie)
+	suites="$release:debian $release-updates:debian"
+	suites="$suites $release-security:debian-security" ;;
+trixie-backports|sid)
+	suites="$release:debian" ;;
+*)	die "unknown FETCH_DEBS_SUITE '$release'" ;;
+esac
 
 usage() {
-	printf 'usage: %s [-u] ARCH PKG...\n  ARCH: amd64 | arm64 | s390x\n' \
+	printf 'usage: %s [-u] [-d | -l] ARCH PKG...|REGEX\n  ARCH: amd64 | arm64 | s390x\n' \
 		"$prog" >&2
 	exit 2
 }
 
-update=
-if [ "${1:-}" = -u ]; then
-	update=1
-	shift
-fi
+update='' list='' download_only=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	-u)	update=1; shift ;;
+	-l)	list=1; shift ;;
+	-d)	download_only=1; shift ;;
+	*)	break ;;
+	esac
+done
 [ $# -ge 2 ] || usage
 case $1 in
 amd64|x86_64)	debarch=amd64 ;;
@@ -67,7 +84,9 @@ arm64|s390x)	debarch=$1 ;;
 *)		usage ;;
 esac
 shift
+[ -z "$list" ] || [ $# -eq 1 ] || usage
 for pkg in "$@"; do
+	[ -n "$list" ] && break
 	[[ $pkg =~ ^[a-z0-9][a-z0-9+.-]+$ ]] || die "bad package name '$pkg'"
 done
 
@@ -114,10 +133,24 @@ fetch_index() {
 			"$tmp/Release")
 		[ -n "$sha" ] ||
 			die "$url/InRelease lists no main/binary-$debarch"
-		fetch_url "$url/main/binary-$debarch/Packages.xz" \
-			"$tmp/Packages.xz"
-		check_sha "$tmp/Packages.xz" "$sha"
-		mv "$tmp/Packages.xz" "$ix.Packages.xz"
+		# By hash, as apt does: the plain name may be a newer or
+		# older upload than the InRelease just read.
+		curl -fsSL --retry 3 -o "$tmp/Packages.xz" \
+			"$url/main/binary-$debarch/by-hash/SHA256/$sha" \
+			2> /dev/null ||
+			fetch_url "$url/main/binary-$debarch/Packages.xz" \
+				"$tmp/Packages.xz"
+		if [ "$(sha256sum < "$tmp/Packages.xz")" = "$sha  -" ]; then
+			mv "$tmp/Packages.xz" "$ix.Packages.xz"
+		elif [ "$suite" != "$release" ]; then
+			# A mirror caught between two uploads of a side
+			# suite (-updates, -security): do without it now.
+			say "warning: $suite $debarch index does not match its InRelease; skipped"
+			rm -f "$ix.Packages.xz" "$tmp/InRelease"
+			return 0
+		else
+			die "SHA256 mismatch for $url/main/binary-$debarch/Packages.xz"
+		fi
 	fi
 	mv "$tmp/InRelease" "$ix.InRelease"
 }
@@ -147,6 +180,39 @@ entries() {
 	done
 }
 
+# Print "package version" for the newest version of every package whose
+# name matches the regular expression $1.
+list_matching() {
+	local s
+
+	for s in $suites; do
+		fetch_index "${s%%:*}" "${s#*:}"
+	done
+	for s in $suites; do
+		[ -f "$adir/index/${s%%:*}.Packages.xz" ] || continue
+		xzcat "$adir/index/${s%%:*}.Packages.xz" |
+		awk -v re="$1" 'BEGIN { RS = ""; FS = "\n" }
+			substr($1, 10) ~ re {
+				for (i = 2; i <= NF; i++)
+					if ($i ~ /^Version: /)
+						print substr($1, 10), substr($i, 10)
+			}'
+	done | sort -k1,1 | {
+		local pkg ver last="" lver=""
+
+		while read -r pkg ver; do
+			if [ "$pkg" = "$last" ]; then
+				dpkg --compare-versions "$ver" le "$lver" ||
+					lver=$ver
+				continue
+			fi
+			[ -z "$last" ] || echo "$last $lver"
+			last=$pkg lver=$ver
+		done
+		[ -z "$last" ] || echo "$last $lver"
+	}
+}
+
 # Choose the newest version of each of the packages $@ and download it.
 resolve() {
 	local s pkg ver url sha size best bver bsha bsize deb old
@@ -172,9 +238,9 @@ resolve() {
 			check_sha "$tmp/$deb" "$bsha"
 			mv "$tmp/$deb" "$adir/$deb"
 		fi
-		old=$(cat "$adir/pkgs/$pkg" 2> /dev/null || true)
+		old=$(cat "$pkgdir/$pkg" 2> /dev/null || true)
 		[ -z "$old" ] || [ "$old" = "$deb" ] || rm -f "$adir/$old"
-		echo "$deb" > "$adir/pkgs/$pkg"
+		echo "$deb" > "$pkgdir/$pkg"
 	done
 }
 
@@ -199,13 +265,16 @@ unpack() {
 	rm -rf "$adir/root.old"
 }
 
-mkdir -p "$adir/index" "$adir/pkgs"
+# Packages to unpack into root/, or (-d) only to download.
+pkgdir=$adir/pkgs
+[ -z "$download_only" ] || pkgdir=$adir/dl
+mkdir -p "$adir/index" "$pkgdir"
 exec 9> "$adir/.lock"
 flock 9
 
 missing=()
 for pkg in "$@"; do
-	deb=$(cat "$adir/pkgs/$pkg" 2> /dev/null || true)
+	deb=$(cat "$pkgdir/$pkg" 2> /dev/null || true)
 	if [ -n "$update" ] || [ -z "$deb" ] || [ ! -f "$adir/$deb" ]; then
 		missing+=("$pkg")
 	fi
@@ -213,11 +282,22 @@ done
 
 tmp=$(mktemp -d "$adir/.tmp.XXXXXX")
 trap cleanup EXIT
+if [ -n "$list" ]; then
+	command -v curl > /dev/null 2>&1 || apt_install curl
+	list_matching "$1"
+	exit 0
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	command -v curl > /dev/null 2>&1 || apt_install curl
 	command -v gpgv > /dev/null 2>&1 || apt_install gpgv
 	[ -f "$keyring" ] || apt_install debian-archive-keyring
 	resolve "${missing[@]}"
+fi
+if [ -n "$download_only" ]; then
+	for pkg in "$@"; do
+		echo "$adir/$(cat "$pkgdir/$pkg")"
+	done
+	exit 0
 fi
 unpack
 echo "$adir/root"

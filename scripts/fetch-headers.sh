@@ -5,24 +5,36 @@
 #
 # Usage: fetch-headers.sh ARCH KVER
 #   ARCH  x86_64 | arm64 | s390x
-#   KVER  6.12 | 6.1   (Debian 12 ships s390x headers for 6.1 only)
-#         6.12-rt      (x86_64 only: the PREEMPT_RT flavour, rt-amd64)
+#   KVER  Debian 12 (bookworm), through the host's apt:
+#           6.12 | 6.1     (Debian 12 ships s390x headers for 6.1 only)
+#           6.12-rt        (x86_64 only: the PREEMPT_RT flavour, rt-amd64)
+#         Debian 13 (trixie), from the suites' own indexes:
+#           6.12-deb13     Debian 13's 6.12 (trixie, stable)
+#           7.3, 7.2, ...  that series in trixie-backports (6.16 and on)
+#           7              the newest 7.x in trixie-backports
+#           any of these with -rt: the PREEMPT_RT flavour
 #
-# Resolves the newest linux-headers-<ver>-<flavour> the apt lists know,
+# Debian 12's kernels: resolves the newest linux-headers-<ver>-<flavour> the apt lists know,
 # downloads it with linux-headers-<ver>-common[-rt] and the host's
 # linux-kbuild-<series> (apt-get download, no installation), unpacks all
-# three into one prefix under
+# three into one prefix.  Debian 13's kernels: the same three packages
+# (linux-kbuild-<ver> of amd64), the newest version the suite's signed
+# index carries, through scripts/fetch-debs.sh.  Either way into
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers/<arch>-<ver>[-rt]/
-# and rewrites the absolute paths Debian's packages carry, so that the tree
-# works as KDIR wherever the cache lives:
+# (with .suite naming the suite, for fetch-image.sh) and rewrites the
+# absolute paths Debian's packages carry, so that the tree works as KDIR
+# wherever the cache lives:
 #   - the flavour Makefile includes /usr/src/linux-headers-<ver>-common/
-#     Makefile: made relative to the Makefile's own directory;
+#     Makefile, and from 6.18 sets KBUILD_OUTPUT to its own directory:
+#     both made relative to the Makefile's own directory;
 #   - absolute symlinks (lib/modules/<rel>/{build,source}) point into the
 #     prefix; scripts/ and tools/ are relative links into
 #     usr/lib/linux-kbuild-<series>/ and are checked to resolve.
 # A tree that was unpacked completely is reused without any network access.
 # The cross compiler the architecture needs, and pahole when the kernel
-# builds module BTF, are installed if missing.
+# builds module BTF, are installed if missing.  Debian 13's kernels are
+# built with gcc-14 and their kbuild tools need glibc 2.38: modules for
+# them build in scripts/trixie-root.sh's root (scripts/kbuild.sh).
 #
 # stdout: the KDIR (usr/src/linux-headers-<ver>-<flavour>), nothing else.
 # stderr: progress and the version used.
@@ -40,7 +52,7 @@ prog=${0##*/}
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1 | 6.12-rt (x86_64)\n' \
+	printf 'usage: %s ARCH KVER\n  ARCH: x86_64 | arm64 | s390x\n  KVER: 6.12 | 6.1 | 6.12-rt (x86_64) | 6.12-deb13 | 7 | 7.3 | ... [-rt]\n' \
 		"$prog" >&2
 	exit 2
 }
@@ -57,18 +69,32 @@ s390x)	debarch=s390x; flavour=s390x; cross=s390x-linux-gnu ;;
 esac
 
 # tag: what tells the flavour's cache directory from the default one's.
+# suite: where Debian 13's kernels come from (empty: bookworm, apt).
 tag=""
+suite=""
 case $kver in
 6.12-rt)
 	[ "$arch" = x86_64 ] || usage
 	flavour=rt-amd64 tag=-rt kver=6.12 ;;
+*-rt)
+	flavour=rt-$flavour tag=-rt kver=${kver%-rt} ;;
 esac
 
 case $kver in
 6.12)	name_re='^linux-headers-6\.12\.[0-9]+\+deb12-'"$flavour"'$' ;;
 6.1)	name_re='^linux-headers-6\.1\.0-[0-9]+-'"$flavour"'$' ;;
+6.12-deb13)
+	suite=trixie
+	name_re='^linux-headers-6\.12\.[0-9]+\+deb13-'"$flavour"'$' ;;
+[7-9]|[1-9][0-9])
+	suite=trixie-backports
+	name_re='^linux-headers-'"$kver"'\.[0-9]+\.[0-9]+\+deb13-'"$flavour"'$' ;;
+6.1[6-9]|[7-9].[0-9]*|[1-9][0-9].[0-9]*)
+	suite=trixie-backports
+	name_re='^linux-headers-'"${kver//./\\.}"'\.[0-9]+\+deb13-'"$flavour"'$' ;;
 *)	usage ;;
 esac
+[ -z "$tag" ] || [ -n "$suite" ] || [ "$kver" = 6.12 ] || usage
 
 hostarch=$(dpkg --print-architecture)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/headers
@@ -107,16 +133,45 @@ resolve() {
 	return 1
 }
 
+# Debian 13: print "<ver> <pkgversion>" of the newest header package the
+# suite's index carries, or fail.
+resolve_deb13() {
+	FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" -l "$debarch" \
+		"$name_re" | sort -k2,2V | tail -1 |
+		awk '{ v = $1; sub(/^linux-headers-/, "", v);
+		       sub(/-'"$flavour"'$/, "", v); print v, $2 }' | grep .
+}
+
+# Debian 13: download version $1 into $3 from the suite's index.
+download_deb13() {
+	local ver=$1 dir=$3 common deb
+
+	common=linux-headers-$ver-common
+	FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" -l "$debarch" \
+		"^$(printf '%s' "$common$tag" | sed 's/[.+]/\\&/g')\$" |
+		grep -q . && common=$common$tag
+	for deb in $(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
+			-d "$debarch" "linux-headers-$ver-$flavour" "$common") \
+		   $(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
+			-d amd64 "linux-kbuild-$ver"); do
+		cp "$deb" "$dir/"
+	done
+}
+
 # Newest complete tree already in the cache for this ARCH/KVER, if any.
 cached() {
 	local d
 
 	for d in $(find "$cache" -mindepth 1 -maxdepth 1 \
-		   -name "$arch-${kver}[.-]*" -printf '%f\n' 2>/dev/null |
+		   -name "$arch-${kver%-deb13}[.-]*" -printf '%f\n' 2>/dev/null |
 		   sort -rV); do
 		case $d in
 		*-rt)	[ -n "$tag" ] || continue ;;
 		*)	[ -z "$tag" ] || continue ;;
+		esac
+		case $d in
+		*+deb13*) [ -n "$suite" ] || continue ;;
+		*)	  [ -z "$suite" ] || continue ;;
 		esac
 		if [ -f "$cache/$d/.complete" ]; then
 			d=${d#"$arch"-}
@@ -176,10 +231,11 @@ fix_tree() {
 	# shellcheck disable=SC2016 # make syntax, expanded by make
 	local here='$(dir $(realpath $(lastword $(MAKEFILE_LIST))))'
 
-	sed -i "s|^include /usr/src/\\(.*\\)\$|include $here../\\1|" \
+	sed -i -e "s|^include /usr/src/\\(.*\\)\$|include $here../\\1|" \
+		-e "s|^KBUILD_OUTPUT=/usr/src/.*|KBUILD_OUTPUT := \$(patsubst %/,%,$here)|" \
 		"$kdir/Makefile"
-	grep -q '^include /' "$kdir/Makefile" &&
-		die "unexpected absolute include left in $kdir/Makefile"
+	grep -qE '^(include |KBUILD_OUTPUT ?:?= ?)/' "$kdir/Makefile" &&
+		die "unexpected absolute path left in $kdir/Makefile"
 	while IFS= read -r -d '' link; do
 		target=$(readlink "$link")
 		rel=$(realpath -m --relative-to="$(dirname "$link")" \
@@ -203,7 +259,12 @@ fetch() {
 	tmp=$(mktemp -d "$cache/.tmp-$arch-$ver$tag.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	mkdir "$tmp/debs" "$tmp/root"
-	download "$ver" "$pv" "$tmp/debs"
+	if [ -n "$suite" ]; then
+		download_deb13 "$ver" "$pv" "$tmp/debs"
+		echo "$suite" > "$tmp/root/.suite"
+	else
+		download "$ver" "$pv" "$tmp/debs"
+	fi
 	for deb in "$tmp"/debs/*.deb; do
 		dpkg -x "$deb" "$tmp/root"
 	done
@@ -221,7 +282,10 @@ flock 9
 
 ensure_cross
 
-if ! res=$(resolve); then
+if [ -n "$suite" ]; then
+	res=$(resolve_deb13) || res=$(cached | sed 's/$/ cached/') ||
+		die "no linux-headers for $arch $kver in $suite"
+elif ! res=$(resolve); then
 	if ver=$(cached); then
 		res="$ver cached"
 		say "apt knows no $arch $kver headers; using cached $ver"

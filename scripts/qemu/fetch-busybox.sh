@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # fetch-busybox.sh ARCH: print the path of a static busybox for ARCH, from
-# Debian's busybox-static package (the host's own for x86_64), cached under
+# Debian 12's busybox-static package (the host's own for x86_64; others
+# through scripts/fetch-debs.sh), cached under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/busybox/.
 set -euo pipefail
 
@@ -21,15 +22,13 @@ if [ "$debarch" = "$(dpkg --print-architecture)" ] &&
 fi
 dest=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/busybox/$arch
 if [ ! -x "$dest/bin/busybox" ]; then
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	(cd "$tmp" && apt-get download -q "busybox-static:$debarch" \
-		> /dev/null) || {
-		echo "fetch-busybox: apt-get download busybox-static:$debarch failed" >&2
+	# From bookworm's index, with no dpkg architecture to add.
+	deb=$("$(dirname "$0")/../fetch-debs.sh" -d "$debarch" busybox-static) || {
+		echo "fetch-busybox: no busybox-static for $debarch" >&2
 		exit 1
 	}
 	rm -rf "$dest"
 	mkdir -p "$dest"
-	dpkg -x "$tmp"/*.deb "$dest"
+	dpkg -x "$deb" "$dest"
 fi
 echo "$dest/bin/busybox"

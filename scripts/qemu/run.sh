@@ -5,8 +5,10 @@
 #
 # Usage: scripts/qemu/run.sh ARCH KVER [options]
 #   ARCH     x86_64 | arm64 | s390x
-#   KVER     6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only) |
-#            debug (the KUnit debug kernel, x86_64 only)
+#   KVER     Debian 12: 6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only);
+#            Debian 13: 6.12-deb13 | 7 (the newest 7.x) | 7.3 | 7.2 | ...
+#            and 7-rt, 7.3-rt, ... (PREEMPT_RT), as scripts/fetch-headers.sh
+#            takes them; debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
 #   --timeout SEC     outer timeout for the whole guest (default 1200 s,
 #                     2400 s for arm64 and s390x)
@@ -14,8 +16,11 @@
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
 #   --extra DIR       copy DIR's contents to /extra in the guest
 #   --no-hostfs       do not share a root file system with perf at /host
-#                     (x86-64: the host's own; arm64, s390x: a Debian root
-#                     of that architecture, scripts/qemu/fetch-rootfs.sh)
+#                     (x86-64: the host's own, or for Debian 13's kernels
+#                     the Debian 13 root of scripts/trixie-root.sh, whose
+#                     perf knows deferred call chains; arm64, s390x: a
+#                     Debian 12 root of that architecture,
+#                     scripts/qemu/fetch-rootfs.sh)
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
@@ -63,7 +68,7 @@ unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh qsort_libc.sh stress.sh"
+perf_compat.sh sframectl.sh bpf_ustack.sh qsort_libc.sh stress.sh"
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
@@ -90,9 +95,9 @@ while [ $# -gt 0 ]; do
 done
 
 case $arch in
-x86_64)	karch=x86_64; cross=""; qemu=qemu-system-x86_64 ;;
-arm64)	karch=arm64; cross=aarch64-linux-gnu-; qemu=qemu-system-aarch64 ;;
-s390x)	karch=s390; cross=s390x-linux-gnu-; qemu=qemu-system-s390x ;;
+x86_64)	cross=""; qemu=qemu-system-x86_64 ;;
+arm64)	cross=aarch64-linux-gnu-; qemu=qemu-system-aarch64 ;;
+s390x)	cross=s390x-linux-gnu-; qemu=qemu-system-s390x ;;
 *)	die "unknown arch $arch" ;;
 esac
 
@@ -112,7 +117,13 @@ else
 	img=$("$here/fetch-image.sh" "$arch" "$kver" "$kdir")
 	kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
 	rel=${kernel##*/vmlinu?-}
-	echo "# $prog: $arch kernel $rel ($(cat "$img/.complete"))"
+	suite=$(cat "${kdir%/usr/src/*}/.suite" 2> /dev/null || echo bookworm)
+	echo "# $prog: $arch kernel $rel ($(cat "${kdir%/usr/src/*}/.complete"), Debian $suite)"
+	if [ "$suite" != bookworm ] && [ "$arch" = x86_64 ] && [ -n "$hostfs" ]; then
+		hostroot=$("$root/scripts/trixie-root.sh") ||
+			die "no Debian 13 root for the guest"
+		echo "# $prog: /host is the Debian 13 root ($(sed -n 's/^linux-perf /perf /p' "$hostroot/.complete"))"
+	fi
 fi
 busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
 if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
@@ -131,10 +142,10 @@ build_module() {
 	local src=$1 dst=$2
 
 	cp -r "$src"/. "$dst"/
-	make -s -C "$kdir" M="$dst" ARCH="$karch" CROSS_COMPILE="$cross" \
-		modules > "$dst/build.log" 2>&1 ||
+	"$root/scripts/kbuild.sh" "$arch" "$kdir" "$dst" -s modules \
+		> "$dst/build.log" 2>&1 ||
 		{ cat "$dst/build.log" >&2; die "module build failed"; }
-	if grep -q 'warning:' "$dst/build.log"; then
+	if grep -v '^kbuild.sh: ' "$dst/build.log" | grep -q 'warning:'; then
 		cat "$dst/build.log" >&2
 		die "module build has warnings"
 	fi
@@ -572,8 +583,10 @@ for t in $tests; do
 	# Perf runs of Debian's python3, perl, gzip and bash, sidecars made
 	# under TCG.
 	sframectl.sh) echo "$t 900" ;;
-	# Up to five perf runs and a raw dump of each, under TCG elsewhere.
-	perf_callchain.sh) echo "$t 420" ;;
+	# Up to eight perf runs and a dump of each, under TCG elsewhere.
+	perf_callchain.sh) echo "$t 600" ;;
+	# Four bpftrace runs of a few seconds, a sframectl sync under TCG.
+	bpf_ustack.sh) echo "$t 420" ;;
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
