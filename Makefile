@@ -5,16 +5,20 @@
 #   make                 host tools (sframe-dump, sframe-gen, sframectl)
 #   make module KDIR=..  the module against a kernel build or header tree
 #   make demo            perf record -g without and with the module, stock 6.12
-#                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1)
-#   make check           host tests, x86-64 guest, harness tests (README.md)
-#   make check-all       also x86-64 6.1, arm64 6.12 and s390x 6.1 guests
-#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug
+#                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1; KVER=7: the
+#                        newest 7.x, with --call-graph fp,defer too)
+#   make check           host tests, x86-64 6.12 and 7.x guests, harness
+#                        tests (README.md)
+#   make check-all       also 6.1, 6.12-rt, Debian 13's 6.12 and 7.x on
+#                        x86-64, arm64 and s390x
+#   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug|
+#                        6.12-deb13|7|7.3|7-rt|...  (scripts/qemu/run.sh)
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make fuzz-long       both until FUZZ_RUNS (100M) executions, at nice 19;
 #                        FUZZ_MERGE=1 merges new inputs into the tree corpus
 #   make bench           process, walk, perf.data and memory costs in the
-#                        stock 6.12 guest
+#                        stock 6.12 guest (KVER=7: the newest 7.x)
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
@@ -153,7 +157,7 @@ check:
 	scripts/check.sh
 
 demo:
-	scripts/demo.sh $(or $(ARCH),x86_64)
+	scripts/demo.sh $(or $(ARCH),x86_64) $(KVER)
 
 kunit:
 	scripts/kunit.sh $(or $(ARCH),x86_64)
@@ -176,7 +180,7 @@ sizes: scripts/sframe-gen
 # bench_walk.sh alone takes about twelve minutes under TCG.  A stall the
 # guest reports outside the module (TCG on a busy host) is a warning here.
 bench:
-	scripts/qemu/run.sh x86_64 6.12 --timeout 3600 --stalls-ok \
+	scripts/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 3600 --stalls-ok \
 		--tests "bench_exec.sh bench_daemon.sh unwind_budget bench_walk.sh"
 
 bench-host: $(O)/bench-lookup

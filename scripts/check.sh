@@ -3,13 +3,18 @@
 #
 # check.sh - the project's test tiers
 #
-#   scripts/check.sh          make check: host tests, the x86-64 6.12 guest,
-#                             the harness's own tests, the Debian packages
+#   scripts/check.sh          make check: host tests, the x86-64 guests of
+#                             Debian 12's 6.12 and of the newest 7.x
+#                             (Debian 13's trixie-backports), the
+#                             harness's own tests, the Debian packages
 #                             (DKMS in a chroot, the 6.12 guest), KUnit on
 #                             x86-64
 #   scripts/check.sh --all    make check-all: also x86-64 6.1, x86-64 6.12
-#                             PREEMPT_RT, arm64 6.12, s390x 6.1, the debug
-#                             kernel and KUnit on arm64 and s390
+#                             PREEMPT_RT, arm64 6.12, s390x 6.1, Debian
+#                             13's 6.12 on all three, the newest 7.x on
+#                             arm64 and s390x and its PREEMPT_RT flavour on
+#                             x86-64, the debug kernel and KUnit on arm64
+#                             and s390
 #
 # Every stage prints its own TAP and a "N passed, N failed" line; a stage
 # without one counts as one test, passed if it exited 0.  The run ends with
@@ -59,6 +64,15 @@ stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
 stage systemd-unit scripts/tests/verify-unit.sh
 stage qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12
+# The 7.x guest in make check leaves out what does not depend on the
+# kernel's version (the decoder, the ioctl fuzzer, fault injection, the
+# walk budget, the stress loops); make check-all runs its whole list.
+if [ -n "$all" ]; then
+	stage qemu-x86_64-7 scripts/qemu/run.sh x86_64 7
+else
+	stage qemu-x86_64-7 scripts/qemu/run.sh x86_64 7 --skip \
+		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh"
+fi
 stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
@@ -67,6 +81,12 @@ if [ -n "$all" ]; then
 	stage qemu-x86_64-6.12-rt scripts/qemu/run.sh x86_64 6.12-rt
 	stage qemu-arm64-6.12 scripts/qemu/run.sh arm64 6.12
 	stage qemu-s390x-6.1 scripts/qemu/run.sh s390x 6.1
+	stage qemu-x86_64-6.12-deb13 scripts/qemu/run.sh x86_64 6.12-deb13
+	stage qemu-x86_64-7-rt scripts/qemu/run.sh x86_64 7-rt
+	stage qemu-arm64-6.12-deb13 scripts/qemu/run.sh arm64 6.12-deb13
+	stage qemu-arm64-7 scripts/qemu/run.sh arm64 7
+	stage qemu-s390x-6.12-deb13 scripts/qemu/run.sh s390x 6.12-deb13
+	stage qemu-s390x-7 scripts/qemu/run.sh s390x 7
 	stage qemu-x86_64-debug scripts/qemu/run.sh x86_64 debug
 	stage kunit-arm64 scripts/kunit.sh arm64
 	stage kunit-s390 scripts/kunit.sh s390

@@ -13,9 +13,12 @@
 #                          source for arm64 6.12 and s390x 6.1, boot the
 #                          6.12 guest with the module DKMS built and run
 #                          the registry and perf selftests on it, then
-#                          purge the packages.
+#                          purge the packages; the same in a Debian 13
+#                          chroot with the headers of Debian 13's 6.12 and
+#                          of the newest 7.x (trixie-backports), booting
+#                          the 7.x guest.
 #
-# The chroot is made once with debootstrap (from the Debian mirror apt
+# The chroots are made once with debootstrap (from the Debian mirror apt
 # uses, no other network) and cached under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/chroot/; each check works
 # on a copy of it.  Needs root (debootstrap, chroot).
@@ -33,6 +36,14 @@ out=$root/build/deb
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
 mirror=http://deb.debian.org/debian
 suite=bookworm
+# The x86-64 kernels each suite's chroot gets headers for, as
+# fetch-headers.sh names them; the first is the guest's (read through
+# ${!name}).
+# shellcheck disable=SC2034
+{
+kvers_bookworm="6.12 6.1"
+kvers_trixie="7 6.12-deb13"
+}
 guest_tests="module_load.sh modinfo.sh registry_exec.sh registry_fork.sh
 registry_dlopen perf_callchain.sh"
 version=$(sed -n 's/^#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
@@ -107,19 +118,25 @@ packed_version_ok() {
 	grep -qx "PACKAGE_VERSION=\"$version\"" <<< "$conf"
 }
 
-# The header versions of the guests' kernels, as fetch-headers.sh cached
+# The header versions of the suite's kernels, as fetch-headers.sh cached
 # them: "<abi> <package version>" per line.
 header_versions() {
-	local kv kdir
+	local kv kdir kvers=kvers_$suite
 
-	for kv in 6.12 6.1; do
+	for kv in ${!kvers}; do
 		kdir=$("$root/scripts/fetch-headers.sh" x86_64 "$kv") || return 1
 		kdir=${kdir%/usr/src/*}
 		echo "$(basename "$kdir" | sed 's/^x86_64-//') $(cat "$kdir/.complete")"
 	done
 }
 
-# A Debian 12 chroot with dkms and the 6.1 and 6.12 amd64 headers, cached.
+# The suite's apt sources: Debian 13's kernels come from its backports.
+sources() {
+	echo "deb $mirror-security $suite-security main"
+	[ "$suite" = bookworm ] || echo "deb $mirror $suite-backports main"
+}
+
+# A chroot of the suite with dkms and its kernels' amd64 headers, cached.
 base_chroot() {
 	local vers key base tmp pkgs=() abi pv
 
@@ -141,8 +158,7 @@ base_chroot() {
 	debootstrap --variant=minbase "$suite" "$tmp" "$mirror" \
 		> "$out/debootstrap.log" 2>&1 ||
 		{ tail "$out/debootstrap.log" >&2; return 1; }
-	echo "deb $mirror-security $suite-security main" \
-		>> "$tmp/etc/apt/sources.list"
+	sources >> "$tmp/etc/apt/sources.list"
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
 	while read -r abi pv; do
 		pkgs+=("linux-headers-$abi-amd64=$pv")
@@ -272,6 +288,8 @@ cross_build() {
 	return 1
 }
 
+# guest REL KVER: the module DKMS built for REL passes the selftests in
+# the guest of KVER (run.sh's name for that kernel).
 guest() {
 	local ko
 
@@ -280,7 +298,7 @@ guest() {
 	*.xz)	xz -dc "$ko" > "$out/sframe_unwind.ko" ;;
 	*)	cp "$ko" "$out/sframe_unwind.ko" ;;
 	esac
-	"$root/scripts/qemu/run.sh" x86_64 6.12 --out "$out/qemu" \
+	"$root/scripts/qemu/run.sh" x86_64 "$2" --out "$out/qemu-$suite" \
 		--module "$out/sframe_unwind.ko" --tests "$guest_tests" \
 		> "$out/guest.log" 2>&1
 	local rc=$?
@@ -337,10 +355,20 @@ check_all() {
 		echo "# SKIP the chroot, DKMS and guest checks: they need root"
 		finish
 	fi
+	check_suite bookworm
+	check_suite trixie
+	finish
+}
+
+# check_suite SUITE: install, DKMS, guest and purge in a SUITE chroot.
+check_suite() {
+	local base abi pv kvers=kvers_$1
+
+	suite=$1
 	base=$(base_chroot)
 	if [ -z "$base" ]; then
 		tap_check "a Debian $suite chroot with dkms and headers" false
-		finish
+		return
 	fi
 	chr=$out/chroot
 	remove_chroot || finish
@@ -349,24 +377,33 @@ check_all() {
 	mount_chroot || { tap_check "mount /proc in the chroot" false; finish; }
 	tap_check "apt-get install of both packages in a $suite chroot" install_debs
 	while read -r abi pv; do
-		tap_check "DKMS built and installed the module for $abi ($pv)" \
+		tap_check "$suite: DKMS built and installed the module for $abi ($pv)" \
 			dkms_built "$abi"
 	done < "$base/.complete"
-	tap_check "the tools run in the chroot" tools_work
-	tap_check "manual pages, unit, modules-load.d and modprobe.d installed" \
+	tap_check "$suite: the tools run in the chroot" tools_work
+	tap_check "$suite: manual pages, unit, modules-load.d and modprobe.d installed" \
 		installed_files
-	tap_check "the packaged source builds for arm64 6.12" cross_build arm64 6.12
-	tap_check "the packaged source builds for s390x 6.1" cross_build s390x 6.1
+	if [ "$suite" = bookworm ]; then
+		tap_check "the packaged source builds for arm64 6.12" \
+			cross_build arm64 6.12
+		tap_check "the packaged source builds for s390x 6.1" \
+			cross_build s390x 6.1
+	fi
 	abi=$(head -1 "$base/.complete" | cut -d' ' -f1)
-	tap_check "the module DKMS built passes the selftests in the 6.12 guest" \
-		guest "$abi-amd64"
-	tap_check "apt-get purge removes the module and the source" purged
-	tap_check "make dkms-install from the tree, in the chroot" \
-		from_source dkms-install "$abi-amd64"
-	tap_check "make dkms-remove from the tree, in the chroot" \
-		from_source dkms-remove "$abi-amd64"
+	# shellcheck disable=SC2086 # a list
+	set -- ${!kvers}
+	tap_check "$suite: the module DKMS built passes the selftests in the $1 guest ($abi)" \
+		guest "$abi-amd64" "$1"
+	tap_check "$suite: apt-get purge removes the module and the source" purged
+	if [ "$suite" = bookworm ]; then
+		tap_check "make dkms-install from the tree, in the chroot" \
+			from_source dkms-install "$abi-amd64"
+		tap_check "make dkms-remove from the tree, in the chroot" \
+			from_source dkms-remove "$abi-amd64"
+	fi
+	umount_chroot
 	remove_chroot
-	finish
+	trap - EXIT
 }
 
 case ${1:-} in

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo [ARCH=x86_64|arm64|s390x]: perf record -g on Debian's stock
-# kernel (6.12; s390x: 6.1), without and then with sframe_unwind.ko.
+# make demo [ARCH=x86_64|arm64|s390x] [KVER=...]: perf record -g on
+# Debian's stock kernel (6.12; s390x: 6.1; KVER as scripts/qemu/run.sh
+# takes it, e.g. 7 for the newest 7.x), without and then with
+# sframe_unwind.ko; on kernels with deferred user stacks (6.19 and later)
+# also --call-graph fp,defer.
 #
 # Builds a workload with -O2 -fomit-frame-pointer and SFrame (gas's
 # --gsframe; on s390x, whose gas has none, the section sframe-gen derives
@@ -28,6 +31,7 @@ arm64)	kver=6.12; cc=aarch64-linux-gnu-gcc; triple=aarch64 ;;
 s390x)	kver=6.1; cc=s390x-linux-gnu-gcc; triple=s390x ;;
 *)	die "ARCH must be x86_64, arm64 or s390x" ;;
 esac
+kver=${2:-$kver}
 work=build/demo
 top=${DEMO_TOP:-8}
 rm -rf "$work"
@@ -77,20 +81,30 @@ show() {
 		sort -rn | awk -v n="$top" 'NR <= n'
 }
 
+# table MODE PREFIX: the without/with table of the runs PREFIXwithout
+# and PREFIXwith.
+table() {
+	echo
+	printf '%-40s %10s %10s\n' "perf record $1" "without" "with"
+	awk -v a="$2without" -v b="$2with" '
+		{ s[$1] = $2; p[$1] = $3; m[$1] = $4 }
+		function pct(x, y) { return y ? 100 * x / y : 0 }
+		END {
+			printf "%-40s %10d %10d\n", "samples", s[a], s[b]
+			printf "%-40s %10d %10d\n", "  in the workload'"'"'s own code",
+				p[a], p[b]
+			printf "%-40s %9.1f%% %9.1f%%\n",
+				"  of those, with a stack up to main",
+				pct(m[a], p[a]), pct(m[b], p[b])
+		}' "$work/summary"
+}
+
 show without
 show with
-echo
-printf '%-40s %10s %10s\n' "" "without" "with"
-awk '{ s[$1] = $2; p[$1] = $3; m[$1] = $4 }
-	function pct(a, b) { return b ? 100 * a / b : 0 }
-	END {
-		printf "%-40s %10d %10d\n", "samples", s["without"], s["with"]
-		printf "%-40s %10d %10d\n", "  in the workload'"'"'s own code",
-			p["without"], p["with"]
-		printf "%-40s %9.1f%% %9.1f%%\n",
-			"  of those, with a stack up to main",
-			pct(m["without"], p["without"]), pct(m["with"], p["with"])
-	}' "$work/summary"
+table -g ""
+if grep -q '^defer-with ' "$work/summary"; then
+	table "--call-graph fp,defer" defer-
+fi
 sed -n 's/^# *demo-stat /module: /p' "$work/guest.log"
 
 echo
@@ -108,3 +122,9 @@ awk '{ printf "%-40s %10d samples, %5.1f%% up to main\n", $1, $2,
 with=$(awk '$1 == "with" { print $3 ? int(100 * $4 / $3) : 0 }' "$work/summary")
 [ "$with" -ge 95 ] ||
 	die "only $with% of the workload's samples reach main with the module"
+if grep -q '^defer-with ' "$work/summary"; then
+	with=$(awk '$1 == "defer-with" { print $3 ? int(100 * $4 / $3) : 0 }' \
+		"$work/summary")
+	[ "$with" -ge 95 ] ||
+		die "only $with% of the workload's fp,defer samples reach main with the module"
+fi

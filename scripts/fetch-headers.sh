@@ -8,10 +8,12 @@
 #   KVER  Debian 12 (bookworm), through the host's apt:
 #           6.12 | 6.1     (Debian 12 ships s390x headers for 6.1 only)
 #           6.12-rt        (x86_64 only: the PREEMPT_RT flavour, rt-amd64)
-#         Debian 13 (trixie), from the suites' own indexes:
+#         Debian 13 (trixie) and unstable (sid), from the suites' own
+#         indexes:
 #           6.12-deb13     Debian 13's 6.12 (trixie, stable)
-#           7.3, 7.2, ...  that series in trixie-backports (6.16 and on)
-#           7              the newest 7.x in trixie-backports
+#           7.3, 7.2, ...  the newest of that series (6.16 and on) in
+#                          trixie-backports or sid
+#           7              the newest 7.x in trixie-backports or sid
 #           any of these with -rt: the PREEMPT_RT flavour
 #
 # Debian 12's kernels: resolves the newest linux-headers-<ver>-<flavour> the apt lists know,
@@ -34,7 +36,7 @@
 # The cross compiler the architecture needs, and pahole when the kernel
 # builds module BTF, are installed if missing.  Debian 13's kernels are
 # built with gcc-14 and their kbuild tools need glibc 2.38: modules for
-# them build in scripts/trixie-root.sh's root (scripts/kbuild.sh).
+# them build in scripts/debian-root.sh's root (scripts/kbuild.sh).
 #
 # stdout: the KDIR (usr/src/linux-headers-<ver>-<flavour>), nothing else.
 # stderr: progress and the version used.
@@ -87,11 +89,11 @@ case $kver in
 	suite=trixie
 	name_re='^linux-headers-6\.12\.[0-9]+\+deb13-'"$flavour"'$' ;;
 [7-9]|[1-9][0-9])
-	suite=trixie-backports
-	name_re='^linux-headers-'"$kver"'\.[0-9]+\.[0-9]+\+deb13-'"$flavour"'$' ;;
+	suite="trixie-backports sid"
+	name_re='^linux-headers-'"$kver"'\.[0-9]+\.[0-9]+\+deb1[34]-'"$flavour"'$' ;;
 6.1[6-9]|[7-9].[0-9]*|[1-9][0-9].[0-9]*)
-	suite=trixie-backports
-	name_re='^linux-headers-'"${kver//./\\.}"'\.[0-9]+\+deb13-'"$flavour"'$' ;;
+	suite="trixie-backports sid"
+	name_re='^linux-headers-'"${kver//./\\.}"'\.[0-9]+\+deb1[34]-'"$flavour"'$' ;;
 *)	usage ;;
 esac
 [ -z "$tag" ] || [ -n "$suite" ] || [ "$kver" = 6.12 ] || usage
@@ -133,13 +135,18 @@ resolve() {
 	return 1
 }
 
-# Debian 13: print "<ver> <pkgversion>" of the newest header package the
-# suite's index carries, or fail.
+# Debian 13 and later: print "<ver> <pkgversion> <suite>" of the newest
+# header package the suites' indexes carry (a suite whose index cannot be
+# read or verified is passed over), or fail.
 resolve_deb13() {
-	FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" -l "$debarch" \
-		"$name_re" | sort -k2,2V | tail -1 |
-		awk '{ v = $1; sub(/^linux-headers-/, "", v);
-		       sub(/-'"$flavour"'$/, "", v); print v, $2 }' | grep .
+	local s
+
+	for s in $suite; do
+		FETCH_DEBS_SUITE=$s "$(dirname "$0")/fetch-debs.sh" -l \
+			"$debarch" "$name_re" | sed "s/\$/ $s/" || true
+	done | awk '{ v = $1; sub(/^linux-headers-/, "", v);
+		      sub(/-'"$flavour"'$/, "", v); print v, $2, $3 }' |
+		sort -k1,1V | tail -1 | grep .
 }
 
 # Debian 13: download version $1 into $3 from the suite's index.
@@ -170,7 +177,7 @@ cached() {
 		*)	[ -z "$tag" ] || continue ;;
 		esac
 		case $d in
-		*+deb13*) [ -n "$suite" ] || continue ;;
+		*+deb1[34]*) [ -n "$suite" ] || continue ;;
 		*)	  [ -z "$suite" ] || continue ;;
 		esac
 		if [ -f "$cache/$d/.complete" ]; then
@@ -285,6 +292,9 @@ ensure_cross
 if [ -n "$suite" ]; then
 	res=$(resolve_deb13) || res=$(cached | sed 's/$/ cached/') ||
 		die "no linux-headers for $arch $kver in $suite"
+	# The suite the newest came from (a cached tree keeps its own).
+	read -r _ _ s <<< "$res"
+	[ -z "$s" ] || suite=$s
 elif ! res=$(resolve); then
 	if ver=$(cached); then
 		res="$ver cached"
@@ -298,7 +308,7 @@ elif ! res=$(resolve); then
 			    "(Debian 12 has s390x headers for 6.1 only)"
 	fi
 fi
-read -r ver pv <<< "$res"
+read -r ver pv _ <<< "$res"
 
 dest=$cache/$arch-$ver$tag
 if [ -f "$dest/.complete" ]; then

@@ -10,9 +10,10 @@
 #
 # Runs make -C KDIR M=MODDIR modules (or the make arguments given) with
 # the cross compiler ARCH needs.  A kernel built by a newer compiler than
-# the host's (Debian 13's: gcc-14, whose kbuild tools need glibc 2.38) is
-# built for in the Debian 13 root of scripts/trixie-root.sh, with the
-# header tree and MODDIR bound at their own paths; every other kernel on
+# the host's is built for in a root of scripts/debian-root.sh, with the
+# header tree and MODDIR bound at their own paths: Debian 13's (gcc-14,
+# whose kbuild tools need glibc 2.38) in the trixie root, Debian
+# unstable's (gcc-15 and later) in the sid root; every other kernel on
 # the host.  Prints where it builds on stderr.
 set -euo pipefail
 
@@ -48,7 +49,9 @@ fi
 # its scripts and tools links point into.
 prefix=${kdir%/usr/src/*}
 [ "$prefix" != "$kdir" ] || die "$kdir is not in a fetch-headers.sh prefix"
-troot=$("$here/trixie-root.sh") || die "no Debian 13 build root"
-say "gcc-$kernel_gcc kernel: building in the Debian 13 root $troot"
-exec "$here/trixie-root.sh" run "$troot" --bind "$prefix" --bind "$moddir" -- \
+suite=trixie
+[ "$kernel_gcc" -le 14 ] || suite=sid
+troot=$("$here/debian-root.sh" "$suite") || die "no $suite build root"
+say "gcc-$kernel_gcc kernel: building in the $suite root $troot"
+exec "$here/debian-root.sh" run "$troot" --bind "$prefix" --bind "$moddir" -- \
 	make -C "$kdir" M="$moddir" ARCH="$karch" CROSS_COMPILE="$cross" "$@"

@@ -17,12 +17,13 @@ basic_pkgs="build-essential clang libclang-rt-14-dev valgrind binutils
 	    file dwarves gzip"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	    gcc-s390x-linux-gnu libc6-dev-s390x-cross"
-# linux-perf and trace-cmd run in the x86-64 guests from the host's
-# root file system (the demo, the perf and trace event selftests);
+# linux-perf, trace-cmd and bpftrace run in the x86-64 guests from the
+# host's root file system (the demo, the perf, BPF and trace event
+# selftests);
 # gcc-12-multilib builds perf_compat's 32-bit program (not gcc-multilib,
 # which the cross compilers conflict with).
 qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static
-	   linux-perf trace-cmd gcc-12-multilib"
+	   linux-perf trace-cmd bpftrace gcc-12-multilib"
 
 # make man, make deb and its test (scripts/deb.sh).
 deb_pkgs="python3-docutils debhelper dh-dkms fakeroot lintian debootstrap"

@@ -10,6 +10,9 @@
 # (its innermost user frame is in the program), and how many of those
 # have a stack that reaches main:
 #   demo-summary <run> <samples> <in-program> <in-program-with-main>
+# On kernels with deferred user stacks (6.19 and later, with a perf that
+# knows --call-graph fp,defer) the same two runs again with fp,defer, as
+# runs "defer-without" and "defer-with".
 # Then Debian's own python3 (no SFrame, no frame pointers) with the module
 # loaded, before and after "sframectl sync" gave its files sidecars:
 #   demo-python <run> <python3-samples> <reaching-main>
@@ -59,8 +62,12 @@ fold() {
 		}'
 }
 
+# record RUN [CALL-GRAPH]: with -g, or --call-graph CALL-GRAPH.
 record() {
-	chroot /host perf record -q -g -e cpu-clock -F 2000 \
+	cg="-g"
+	[ -z "${2:-}" ] || cg="--call-graph $2"
+	# shellcheck disable=SC2086
+	chroot /host perf record -q $cg -e cpu-clock -F 2000 \
 		-o /tmp/perf.data /tmp/workload > /dev/null 2>&1
 	chroot /host perf script -i /tmp/perf.data -F comm,ip,sym,dso 2> /dev/null |
 		fold "$1"
@@ -74,6 +81,16 @@ grep -E '^perf_redirected ' /sys/kernel/debug/sframe_unwind/stats |
 record with
 grep -E '^(perf_walks|sample_faults) ' /sys/kernel/debug/sframe_unwind/stats |
 	sed 's/^/demo-stat /'
+if grep -q '^unwind_user_redirected 1' /sys/kernel/debug/sframe_unwind/stats &&
+   chroot /host perf record -q --call-graph fp,defer -e cpu-clock \
+	-o /tmp/perf.data true > /dev/null 2>&1; then
+	record defer-with fp,defer
+	grep -E '^kernel_deferred_walks ' /sys/kernel/debug/sframe_unwind/stats |
+		sed 's/^/demo-stat /'
+	rmmod sframe_unwind
+	record defer-without fp,defer
+	insmod "$ko"
+fi
 
 # python RUN: perf record -g of Debian's python3; one demo-python line.
 python() {

@@ -18,6 +18,13 @@
 #                       perf exits 0, its perf.data reads back with samples,
 #                       and the reloaded module (which registers the
 #                       running program at load) takes perf's call chains.
+# On kernels with deferred user stacks (6.19 and later: perf record
+# --call-graph fp,defer, the kernel walking in task work on the way back
+# to user space with unwind_user()), the same three with fp,defer: at
+# least 95% of the samples in the program reach main with the module,
+# fewer than 50% without, and the module's walks of unwind_user() are
+# counted (kernel_deferred_walks); then rmmod and insmod while perf
+# records with fp,defer.
 # Leaves the module loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -126,13 +133,14 @@ raw() {
 			n = 0
 		}
 		/^\.\.\. FP chain: nr:/ { flush(); in_chain = 1; user = 0; next }
-		in_chain && /^\.\.\.\.\. +[0-9]+: [0-9a-f]+$/ {
-			if ($NF == "fffffffffffffe00")
+		# perf 7.x may name a context after its address.
+		in_chain && /^\.\.\.\.\. +[0-9]+: [0-9a-f]+( |$)/ {
+			if ($3 == "fffffffffffffe00")
 				user = 1
-			else if ($NF ~ /^fffffffffffff/)
+			else if ($3 ~ /^fffffffffffff/)
 				user = 0
 			else if (user)
-				u[n++] = hex($NF)
+				u[n++] = hex($3)
 			next
 		}
 		{ if (in_chain) flush(); in_chain = 0 }
@@ -144,15 +152,22 @@ raw() {
 		}'
 }
 
-# record RUN SECONDS: perf record -g the program; summary in $out.RUN.sum.
+# record RUN SECONDS [CALL-GRAPH]: perf record the program with call
+# chains (-g, or --call-graph CALL-GRAPH); summary in $out.RUN.sum (and,
+# for -g, the kernel's chains in $out.RUN.raw).
 record() {
+	local cg="-g"
+
+	[ -z "${3:-}" ] || cg="--call-graph $3"
 	rm -f "/host/tmp/perf.$1.data"
-	if ! perf record -q -g -e cpu-clock -F 1000 -o "/tmp/perf.$1.data" \
+	# shellcheck disable=SC2086
+	if ! perf record -q $cg -e cpu-clock -F 1000 -o "/tmp/perf.$1.data" \
 		"$prog" spin "$2" > "$out.$1.log" 2>&1; then
 		sed 's/^/# /' "$out.$1.log"
 		return 1
 	fi
 	summarize "$1" | sed "s/^/# $1: /"
+	[ -n "${3:-}" ] && { [ -s "$out.$1.sum" ]; return; }
 	raw "$1" | sed "s/^/# $1: /"
 	[ -s "$out.$1.sum" ] && [ -s "$out.$1.raw" ]
 }
@@ -187,12 +202,15 @@ wait_until() {
 	return 1
 }
 
-# reload: rmmod and insmod while perf records a run of 3 * secs.
+# reload [CALL-GRAPH]: rmmod and insmod while perf records a run of
+# 3 * secs (with -g, or --call-graph CALL-GRAPH).
 reload() {
-	local pid rc
+	local pid rc cg="-g"
 
+	[ -z "${1:-}" ] || cg="--call-graph $1"
 	rm -f /host/tmp/perf.reload.data
-	perf record -q -g -e cpu-clock -F 500 -o /tmp/perf.reload.data \
+	# shellcheck disable=SC2086
+	perf record -q $cg -e cpu-clock -F 500 -o /tmp/perf.reload.data \
 		"$prog" spin $((3 * secs)) > "$out.reload.log" 2>&1 &
 	pid=$!
 	check "perf record -g starts the program" \
@@ -214,9 +232,48 @@ reload() {
 	check "it has samples" \
 		grep -q '^# Samples: [1-9]' "$out.reload.report"
 	summarize reload | sed 's/^/# reload: /'
+	if [ -n "${1:-}" ]; then
+		echo "# reload: kernel_deferred_walks since the reload: $(stat_of kernel_deferred_walks)"
+		check "the reloaded module takes the deferred call chains" \
+			[ "$(stat_of kernel_deferred_walks)" -gt 0 ]
+		return
+	fi
 	echo "# reload: perf_walks since the reload: $(stat_of perf_walks)"
 	check "the reloaded module takes perf's call chains (perf_walks > 0)" \
 		[ "$(stat_of perf_walks)" -gt 0 ]
+}
+
+# Does this kernel (and this perf) record deferred user stacks?  The
+# module redirects unwind_user() where the kernel has it; perf must know
+# fp,defer and the kernel must take it.
+has_defer() {
+	[ "$(stat_of unwind_user_redirected)" = 1 ] || return 1
+	perf record -q --call-graph fp,defer -e cpu-clock -o /tmp/perf.probe.data \
+		true > "$out.probe.log" 2>&1
+}
+
+# The deferred call chains of 6.19 and later (perf --call-graph fp,defer).
+deferred() {
+	if ! has_defer; then
+		echo "# no deferred user stacks here ($(uname -r)," \
+			"unwind_user_redirected $(stat_of unwind_user_redirected)):" \
+			"$(tail -1 "$out.probe.log" 2> /dev/null)"
+		return 0
+	fi
+	check "perf record --call-graph fp,defer, with the module" \
+		record defer_with "$secs" fp,defer
+	echo "# kernel_deferred_walks: $(stat_of kernel_deferred_walks)"
+	check "fp,defer: the module walks the kernel's deferred stacks" \
+		[ "$(stat_of kernel_deferred_walks)" -gt 0 ]
+	check "fp,defer with the module: >= 95% of the stacks reach main" \
+		ratio defer_with 95 101 main
+	check "rmmod" unload
+	check "perf record --call-graph fp,defer, without the module" \
+		record defer_without "$secs" fp,defer
+	check "fp,defer without the module: < 50% reach main" \
+		ratio defer_without 0 50 main
+	check "insmod" load
+	reload fp,defer
 }
 
 # without: fewer than 50% of the samples have the chain, or (s390x 6.1,
@@ -275,5 +332,6 @@ check "perf record -g -e cpu-clock, without the module" \
 check "without the module: < 50% have the chain" without
 check "insmod" load
 reload
+deferred
 rm -f "/host$prog" /host/tmp/perf.*.data
 tap_end perf_callchain

@@ -9,10 +9,11 @@
 # The guests of these architectures have no host root file system to
 # borrow perf from (the x86-64 guest shares the host's over 9p).  This
 # makes one: debootstrap --foreign resolves and downloads minbase plus
-# linux-perf, trace-cmd, python3 and binutils for ARCH from the Debian mirror apt
-# uses, and every package is then unpacked with dpkg -x (nothing runs: no
+# linux-perf, trace-cmd, bpftrace, python3 and binutils for ARCH from the
+# Debian mirror apt uses, and every package is then unpacked with dpkg -x (nothing runs: no
 # foreign binary executes on the host).  The result is cached under
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-bookworm/
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-bookworm-<key>/
+# (key: the package list)
 # and reused without network access; run.sh shares it read-only over 9p,
 # and the guest mounts it at /host as it does the host's root on x86-64.
 #
@@ -32,9 +33,9 @@ esac
 
 suite=bookworm
 mirror=http://deb.debian.org/debian
-include=linux-perf,trace-cmd,python3,binutils
+include=linux-perf,trace-cmd,bpftrace,python3,binutils
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs
-dest=$cache/$1-$suite
+dest=$cache/$1-$suite-$(echo "$include" | md5sum | cut -c1-8)
 
 if [ -f "$dest/.complete" ]; then
 	echo "$dest"

@@ -10,6 +10,7 @@
 #            and 7-rt, 7.3-rt, ... (PREEMPT_RT), as scripts/fetch-headers.sh
 #            takes them; debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
+#   --skip "T1 T2"    leave these out of the list
 #   --timeout SEC     outer timeout for the whole guest (default 1200 s,
 #                     2400 s for arm64 and s390x)
 #   --hang            make the guest hang after its tests (harness test)
@@ -17,7 +18,7 @@
 #   --extra DIR       copy DIR's contents to /extra in the guest
 #   --no-hostfs       do not share a root file system with perf at /host
 #                     (x86-64: the host's own, or for Debian 13's kernels
-#                     the Debian 13 root of scripts/trixie-root.sh, whose
+#                     the Debian 13 root of scripts/debian-root.sh, whose
 #                     perf knows deferred call chains; arm64, s390x: a
 #                     Debian 12 root of that architecture,
 #                     scripts/qemu/fetch-rootfs.sh)
@@ -69,6 +70,7 @@ unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
 perf_compat.sh sframectl.sh bpf_ustack.sh qsort_libc.sh stress.sh"
+skip=""
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
@@ -83,6 +85,7 @@ stalls_ok=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=$2; shift 2 ;;
+	--skip) skip=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--hang) hang=1; shift ;;
 	--out) out=$2; shift 2 ;;
@@ -92,6 +95,10 @@ while [ $# -gt 0 ]; do
 	--module) module=$(realpath "$2"); shift 2 ;;
 	*) die "unknown option $1" ;;
 	esac
+done
+
+for t in $skip; do
+	tests=$(echo "$tests" | tr -s ' \n' '\n' | grep -vxF "$t" | tr '\n' ' ')
 done
 
 case $arch in
@@ -120,7 +127,7 @@ else
 	suite=$(cat "${kdir%/usr/src/*}/.suite" 2> /dev/null || echo bookworm)
 	echo "# $prog: $arch kernel $rel ($(cat "${kdir%/usr/src/*}/.complete"), Debian $suite)"
 	if [ "$suite" != bookworm ] && [ "$arch" = x86_64 ] && [ -n "$hostfs" ]; then
-		hostroot=$("$root/scripts/trixie-root.sh") ||
+		hostroot=$("$root/scripts/debian-root.sh") ||
 			die "no Debian 13 root for the guest"
 		echo "# $prog: /host is the Debian 13 root ($(sed -n 's/^linux-perf /perf /p' "$hostroot/.complete"))"
 	fi
