@@ -151,16 +151,18 @@ resolve_deb13() {
 
 # Debian 13: download version $1 into $3 from the suite's index.
 download_deb13() {
-	local ver=$1 dir=$3 common deb
+	local ver=$1 dir=$3 common deb debs kb
 
 	common=linux-headers-$ver-common
 	FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" -l "$debarch" \
 		"^$(printf '%s' "$common$tag" | sed 's/[.+]/\\&/g')\$" |
 		grep -q . && common=$common$tag
-	for deb in $(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
-			-d "$debarch" "linux-headers-$ver-$flavour" "$common") \
-		   $(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
-			-d amd64 "linux-kbuild-$ver"); do
+	debs=$(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
+		-d "$debarch" "linux-headers-$ver-$flavour" "$common") &&
+	kb=$(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
+		-d amd64 "linux-kbuild-$ver") ||
+		die "cannot download the $ver headers from $suite"
+	for deb in $debs $kb; do
 		cp "$deb" "$dir/"
 	done
 }
@@ -264,7 +266,9 @@ fetch() {
 
 	dest=$cache/$arch-$ver$tag
 	tmp=$(mktemp -d "$cache/.tmp-$arch-$ver$tag.XXXXXX")
-	trap 'rm -rf "$tmp"' EXIT
+	# Expanded now: tmp is local, and gone when the trap runs.
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
 	mkdir "$tmp/debs" "$tmp/root"
 	if [ -n "$suite" ]; then
 		download_deb13 "$ver" "$pv" "$tmp/debs"

@@ -28,7 +28,8 @@ secs=4
 # profile RUN PID: bpftrace counts the user stacks of PID for $secs
 # seconds; each stack's frames on one line, then its count, in $out.RUN.
 profile() {
-	chroot /host bpftrace -q -e "profile:hz:499 /pid == $2/ { @[ustack] = count(); }
+	chroot /host timeout -s KILL 180 bpftrace -q -e \
+		"profile:hz:499 /pid == $2/ { @[ustack] = count(); }
 		interval:s:$secs { exit(); }" > "$out.$1.raw" 2> "$out.$1.err" || {
 		sed 's/^/# bpftrace: /' "$out.$1.err" | head -5
 		return 1
@@ -37,7 +38,10 @@ profile() {
 	     /^\]: [0-9]+/ { print $2, s; next }
 	     NF { f = $1; sub(/\+[0-9]+$/, "", f); s = s " " f }' \
 		"$out.$1.raw" > "$out.$1"
-	[ -s "$out.$1" ]
+	[ -s "$out.$1" ] && return 0
+	echo "# $1: no stacks; bpftrace printed:"
+	head -5 "$out.$1.err" "$out.$1.raw" | sed 's/^/#   /'
+	return 1
 }
 
 # share RUN FIRST ROOT MIN MAX: of the samples whose innermost frame is
@@ -58,15 +62,20 @@ EOF
 	[ $((k * 100)) -ge $((n * $4)) ] && [ $((k * 100)) -lt $((n * $5)) ]
 }
 
+# The programs run until bpftrace is done (it may take long to start under
+# emulation), then are stopped; bpftrace names their frames before that.
+long=600
+
 # chain RUN: profile sfu_chain spinning.
 chain() {
 	local pid rc
 
-	chroot /host "$prog" spin $((secs + 4)) > "$out.$1.log" 2>&1 &
+	chroot /host "$prog" spin "$long" > "$out.$1.log" 2>&1 &
 	pid=$!
 	sleep 1
 	profile "$1" "$pid"
 	rc=$?
+	kill "$pid"
 	wait "$pid"
 	return $rc
 }
@@ -78,7 +87,7 @@ python() {
 
 	chroot /host /usr/bin/python3 -c "
 import time
-end = time.time() + $((secs + 8))
+end = time.time() + $long
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 while time.time() < end:
@@ -91,6 +100,7 @@ while time.time() < end:
 	fi
 	profile "$1" "$pid"
 	rc=$?
+	kill "$pid"
 	wait "$pid"
 	return $rc
 }

@@ -592,8 +592,9 @@ for t in $tests; do
 	sframectl.sh) echo "$t 900" ;;
 	# Up to eight perf runs and a dump of each, under TCG elsewhere.
 	perf_callchain.sh) echo "$t 600" ;;
-	# Four bpftrace runs of a few seconds, a sframectl sync under TCG.
-	bpf_ustack.sh) echo "$t 420" ;;
+	# Four bpftrace runs of a few seconds, each of which takes one to
+	# two minutes to start under TCG, and a sframectl sync.
+	bpf_ustack.sh) echo "$t 900" ;;
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
