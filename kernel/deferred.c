@@ -74,8 +74,18 @@ static unsigned long sfu_consumer_bits;	/* under sfu_consumers_lock */
 static struct sfu_deferred __rcu *sfu_consumers[SFU_MAX_CONSUMERS];
 static struct srcu_struct sfu_deferred_srcu;
 
-static DEFINE_PER_CPU(struct llist_head, sfu_nmi_slots);
-static DEFINE_PER_CPU(struct irq_work, sfu_nmi_work);
+/*
+ * Per CPU: the slots NMIs handed over, and the irq_work that queues their
+ * task works.  Allocated, not static: a module's static per-CPU data is
+ * reached PC-relative where the kernel does not make it weak, and s390
+ * 7.x places modules too far from the per-CPU area for that.
+ */
+struct sfu_nmi_cpu {
+	struct llist_head slots;
+	struct irq_work work;
+};
+
+static struct sfu_nmi_cpu __percpu *sfu_nmi;
 
 /*
  * Free a slot once its task work is over.  The task reference was dropped
@@ -171,7 +181,8 @@ static int sfu_dslot_queue(struct sfu_dslot *s,
 
 static void sfu_nmi_work_fn(struct irq_work *work)
 {
-	struct llist_node *list = llist_del_all(this_cpu_ptr(&sfu_nmi_slots));
+	struct sfu_nmi_cpu *nc = container_of(work, struct sfu_nmi_cpu, work);
+	struct llist_node *list = llist_del_all(&nc->slots);
 	struct sfu_dslot *s, *next;
 
 	llist_for_each_entry_safe(s, next, list, nmi_node)
@@ -289,8 +300,10 @@ int sfu_deferred_request(struct sfu_deferred *d, u64 *cookie)
 	    (!IS_ENABLED(CONFIG_PREEMPT_RT) || preemptible())) {
 		sfu_dslot_queue(s, TWA_RESUME);
 	} else {
-		llist_add(&s->nmi_node, this_cpu_ptr(&sfu_nmi_slots));
-		irq_work_queue(this_cpu_ptr(&sfu_nmi_work));
+		struct sfu_nmi_cpu *nc = this_cpu_ptr(sfu_nmi);
+
+		llist_add(&s->nmi_node, &nc->slots);
+		irq_work_queue(&nc->work);
 	}
 	return 0;
 }
@@ -382,18 +395,30 @@ int sfu_deferred_setup(void)
 	sfu_dslots = kvcalloc(SFU_DSLOTS, sizeof(*sfu_dslots), GFP_KERNEL);
 	if (!sfu_dslots)
 		return -ENOMEM;
-	ret = init_srcu_struct(&sfu_deferred_srcu);
-	if (ret) {
-		kvfree(sfu_dslots);
-		return ret;
+	sfu_nmi = alloc_percpu(struct sfu_nmi_cpu);
+	if (!sfu_nmi) {
+		ret = -ENOMEM;
+		goto free_slots;
 	}
+	ret = init_srcu_struct(&sfu_deferred_srcu);
+	if (ret)
+		goto free_nmi;
 	for_each_possible_cpu(cpu) {
-		init_llist_head(per_cpu_ptr(&sfu_nmi_slots, cpu));
-		init_irq_work(per_cpu_ptr(&sfu_nmi_work, cpu),
-			      sfu_nmi_work_fn);
+		struct sfu_nmi_cpu *nc = per_cpu_ptr(sfu_nmi, cpu);
+
+		init_llist_head(&nc->slots);
+		init_irq_work(&nc->work, sfu_nmi_work_fn);
 	}
 	WRITE_ONCE(sfu_deferred_stopping, false);
 	return 0;
+
+free_nmi:
+	free_percpu(sfu_nmi);
+	sfu_nmi = NULL;
+free_slots:
+	kvfree(sfu_dslots);
+	sfu_dslots = NULL;
+	return ret;
 }
 
 /* Stop new requests and queue what NMIs left; before sfu_twork_drain(). */
@@ -404,13 +429,15 @@ void sfu_deferred_stop(void)
 	WRITE_ONCE(sfu_deferred_stopping, true);
 	synchronize_rcu();	/* requests in flight (NMI) are done */
 	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&sfu_nmi_work, cpu));
+		irq_work_sync(&per_cpu_ptr(sfu_nmi, cpu)->work);
 }
 
 /* After sfu_twork_drain(): every slot is free again. */
 void sfu_deferred_teardown(void)
 {
 	cleanup_srcu_struct(&sfu_deferred_srcu);
+	free_percpu(sfu_nmi);
+	sfu_nmi = NULL;
 	kvfree(sfu_dslots);
 	sfu_dslots = NULL;
 }

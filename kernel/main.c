@@ -31,10 +31,13 @@ static int __init sfu_init(void)
 		pr_err("SFrame defines no ABI for this architecture\n");
 		return -ENODEV;
 	}
+	ret = sfu_stats_init();
+	if (ret)
+		return ret;
 	sfu_twork_init();
 	ret = sfu_registry_init();
 	if (ret)
-		return ret;
+		goto exit_stats;
 	ret = sfu_deferred_setup();
 	if (ret)
 		goto exit_registry;
@@ -65,6 +68,8 @@ exit_registry:
 	/* Hooks that ran before the failure may have made both. */
 	sfu_sidecar_exit();
 	sfu_fcache_exit();
+exit_stats:
+	sfu_stats_exit();
 	return ret;
 }
 
@@ -81,6 +86,7 @@ static void __exit sfu_exit(void)
 	sfu_registry_exit();
 	sfu_sidecar_exit();
 	sfu_fcache_exit();
+	sfu_stats_exit();
 }
 
 module_init(sfu_init);

@@ -73,6 +73,8 @@ enum sfu_stat {
 
 void sfu_stat_inc(enum sfu_stat stat);
 void sfu_stat_add(enum sfu_stat stat, u64 n);
+int sfu_stats_init(void);
+void sfu_stats_exit(void);
 u64 sfu_stat_read(enum sfu_stat stat);
 const char *sfu_stat_name(enum sfu_stat stat);
 long sfu_stat_mms(void);

@@ -13,8 +13,15 @@
 
 #include "sfu.h"
 
-/* Per CPU: the walker counts every frame, from every CPU, also in NMI. */
-static DEFINE_PER_CPU(u64, sfu_stats[SFU_STAT_NR]);
+/*
+ * Per CPU: the walker counts every walk, from every CPU, also in NMI.
+ * Allocated, not static (see deferred.c's struct sfu_nmi_cpu).
+ */
+struct sfu_stat_set {
+	u64 n[SFU_STAT_NR];
+};
+
+static struct sfu_stat_set __percpu *sfu_stats;
 
 static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_REGISTERED]		= "registered",
@@ -49,12 +56,30 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 };
 
 /**
+ * sfu_stats_init() - make the counters; before anything counts
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int sfu_stats_init(void)
+{
+	sfu_stats = alloc_percpu(struct sfu_stat_set);
+	return sfu_stats ? 0 : -ENOMEM;
+}
+
+/* After the last count. */
+void sfu_stats_exit(void)
+{
+	free_percpu(sfu_stats);
+	sfu_stats = NULL;
+}
+
+/**
  * sfu_stat_inc() - count one event; any context, NMI included
  * @stat: the counter
  */
 void sfu_stat_inc(enum sfu_stat stat)
 {
-	this_cpu_inc(sfu_stats[stat]);
+	this_cpu_inc(sfu_stats->n[stat]);
 }
 
 /**
@@ -64,7 +89,7 @@ void sfu_stat_inc(enum sfu_stat stat)
  */
 void sfu_stat_add(enum sfu_stat stat, u64 n)
 {
-	this_cpu_add(sfu_stats[stat], n);
+	this_cpu_add(sfu_stats->n[stat], n);
 }
 
 /**
@@ -79,7 +104,7 @@ u64 sfu_stat_read(enum sfu_stat stat)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(sfu_stats[stat], cpu);
+		sum += per_cpu_ptr(sfu_stats, cpu)->n[stat];
 	return sum;
 }
 

@@ -513,8 +513,21 @@ static struct kunit_case sframe_registry_cases[] = {
 	{}
 };
 
+/* The registry counts what it does; the module makes the counters. */
+static int reg_suite_init(struct kunit_suite *suite)
+{
+	return sfu_stats_init();
+}
+
+static void reg_suite_exit(struct kunit_suite *suite)
+{
+	sfu_stats_exit();
+}
+
 static struct kunit_suite sframe_registry_suite = {
 	.name = "sframe_registry",
+	.suite_init = reg_suite_init,
+	.suite_exit = reg_suite_exit,
 	.init = reg_init,
 	.exit = reg_exit,
 	.test_cases = sframe_registry_cases,
