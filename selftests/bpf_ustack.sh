@@ -28,7 +28,7 @@ secs=4
 # profile RUN PID: bpftrace counts the user stacks of PID for $secs
 # seconds; each stack's frames on one line, then its count, in $out.RUN.
 profile() {
-	chroot /host timeout -s KILL 180 bpftrace -q -e \
+	chroot /host timeout -s KILL 420 bpftrace -q -e \
 		"profile:hz:499 /pid == $2/ { @[ustack] = count(); }
 		interval:s:$secs { exit(); }" > "$out.$1.raw" 2> "$out.$1.err" || {
 		sed 's/^/# bpftrace: /' "$out.$1.err" | head -5
@@ -50,6 +50,7 @@ profile() {
 share() {
 	local n k
 
+	[ -s "$out.$1" ] || { echo "# $1: no stacks"; return 1; }
 	read -r n k << EOF
 $(awk -v first="$2" -v root="$3" '
 	$2 !~ first { next }
@@ -62,8 +63,9 @@ EOF
 	[ $((k * 100)) -ge $((n * $4)) ] && [ $((k * 100)) -lt $((n * $5)) ]
 }
 
-# The programs run until bpftrace is done (it may take long to start under
-# emulation), then are stopped; bpftrace names their frames before that.
+# The programs run until bpftrace is done (it may take minutes to start,
+# and bpftrace 0.17 minutes to name the frames, under emulation), then are
+# stopped; bpftrace names their frames before that.
 long=600
 
 # chain RUN: profile sfu_chain spinning.

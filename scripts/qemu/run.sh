@@ -594,7 +594,7 @@ for t in $tests; do
 	perf_callchain.sh) echo "$t 600" ;;
 	# Four bpftrace runs of a few seconds, each of which takes one to
 	# two minutes to start under TCG, and a sframectl sync.
-	bpf_ustack.sh) echo "$t 900" ;;
+	bpf_ustack.sh) echo "$t 1500" ;;
 	# Hundreds of module loads under fault injection, debug kernel.
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
