@@ -11,8 +11,8 @@
 #            takes them; debug (the KUnit debug kernel, x86_64 only)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
 #   --skip "T1 T2"    leave these out of the list
-#   --timeout SEC     outer timeout for the whole guest (default 1200 s,
-#                     2400 s for arm64 and s390x)
+#   --timeout SEC     outer timeout for the whole guest (default 2400 s,
+#                     4800 s for arm64 and s390x)
 #   --hang            make the guest hang after its tests (harness test)
 #   --out DIR         work and log directory (default build/qemu/ARCH-KVER)
 #   --extra DIR       copy DIR's contents to /extra in the guest
@@ -74,9 +74,10 @@ skip=""
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
 hostroot=/
-# The whole list; a foreign architecture under TCG takes about twice as long.
-timeout_s=1200
-[ "$arch" = x86_64 ] || timeout_s=2400
+# The whole list (bpftrace alone takes minutes to start under TCG); a
+# foreign architecture takes about twice as long.
+timeout_s=2400
+[ "$arch" = x86_64 ] || timeout_s=4800
 hang=""
 out=$root/build/qemu/$arch-$kver
 extra=""
