@@ -452,8 +452,21 @@ static struct kunit_case sframe_unwind_cases[] = {
 	{}
 };
 
+/* The walker counts what it does; the module makes the counters. */
+static int uw_suite_init(struct kunit_suite *suite)
+{
+	return sfu_stats_init();
+}
+
+static void uw_suite_exit(struct kunit_suite *suite)
+{
+	sfu_stats_exit();
+}
+
 static struct kunit_suite sframe_unwind_suite = {
 	.name = "sframe_unwind",
+	.suite_init = uw_suite_init,
+	.suite_exit = uw_suite_exit,
 	.init = uw_init,
 	.exit = uw_exit,
 	.test_cases = sframe_unwind_cases,
