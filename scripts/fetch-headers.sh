@@ -135,9 +135,9 @@ resolve() {
 	return 1
 }
 
-# Debian 13 and later: print "<ver> <pkgversion> <suite>" of the newest
-# header package the suites' indexes carry (a suite whose index cannot be
-# read or verified is passed over), or fail.
+# Debian 13 and later: print "<ver> <pkgversion> <suite>" of every header
+# package the suites' indexes carry, newest first (a suite whose index
+# cannot be read or verified is passed over), or fail.
 resolve_deb13() {
 	local s
 
@@ -146,7 +146,7 @@ resolve_deb13() {
 			"$debarch" "$name_re" | sed "s/\$/ $s/" || true
 	done | awk '{ v = $1; sub(/^linux-headers-/, "", v);
 		      sub(/-'"$flavour"'$/, "", v); print v, $2, $3 }' |
-		sort -k1,1V | tail -1 | grep .
+		sort -k1,1rV | grep .
 }
 
 # Debian 13: download version $1 into $3 from the suite's index.
@@ -160,8 +160,10 @@ download_deb13() {
 	debs=$(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
 		-d "$debarch" "linux-headers-$ver-$flavour" "$common") &&
 	kb=$(FETCH_DEBS_SUITE=$suite "$(dirname "$0")/fetch-debs.sh" \
-		-d amd64 "linux-kbuild-$ver") ||
-		die "cannot download the $ver headers from $suite"
+		-d amd64 "linux-kbuild-$ver") || {
+		say "cannot download the $ver headers from $suite"
+		return 1
+	}
 	for deb in $debs $kb; do
 		cp "$deb" "$dir/"
 	done
@@ -271,7 +273,11 @@ fetch() {
 	trap "rm -rf '$tmp'" EXIT
 	mkdir "$tmp/debs" "$tmp/root"
 	if [ -n "$suite" ]; then
-		download_deb13 "$ver" "$pv" "$tmp/debs"
+		download_deb13 "$ver" "$pv" "$tmp/debs" || {
+			rm -rf "$tmp"
+			trap - EXIT
+			return 1
+		}
 		echo "$suite" > "$tmp/root/.suite"
 	else
 		download "$ver" "$pv" "$tmp/debs"
@@ -293,12 +299,30 @@ flock 9
 
 ensure_cross
 
+# Debian 13: the newest version whose packages the mirror serves (an
+# index may name an upload whose files its pool no longer or not yet
+# has: then the next older one), or the newest cached tree.
+fetch_deb13() {
+	local suites=$suite cands v p s
+
+	cands=$(resolve_deb13) || cands=""
+	while read -r v p s; do
+		[ -n "$v" ] || continue
+		suite=$s
+		if [ -f "$cache/$arch-$v$tag/.complete" ] ||
+		   { say "fetching $arch linux-headers-$v-$flavour ($p, $s)" &&
+		     fetch "$v" "$p" >&2; }; then
+			echo "$v $p"
+			return 0
+		fi
+	done <<< "$cands"
+	suite=$suites
+	v=$(cached) || die "no linux-headers for $arch $kver in $suite"
+	echo "$v cached"
+}
+
 if [ -n "$suite" ]; then
-	res=$(resolve_deb13) || res=$(cached | sed 's/$/ cached/') ||
-		die "no linux-headers for $arch $kver in $suite"
-	# The suite the newest came from (a cached tree keeps its own).
-	read -r _ _ s <<< "$res"
-	[ -z "$s" ] || suite=$s
+	res=$(fetch_deb13) || exit 1
 elif ! res=$(resolve); then
 	if ver=$(cached); then
 		res="$ver cached"

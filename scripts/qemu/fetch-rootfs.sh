@@ -1,10 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# fetch-rootfs.sh - a Debian 12 root file system of ARCH with Debian's perf
+# fetch-rootfs.sh - a Debian root file system of ARCH with Debian's perf
 #
-# Usage: fetch-rootfs.sh ARCH
-#   ARCH  arm64 | s390x
+# Usage: fetch-rootfs.sh ARCH [SUITE]
+#   ARCH   arm64 | s390x
+#   SUITE  bookworm (the default) | trixie: Debian 13's root, for the
+#          guests of Debian 13's kernels (its bpftrace 0.23 names the
+#          frames of 7.x kernels' BPF stacks, where bookworm's 0.17 does
+#          not on arm64)
 #
 # The guests of these architectures have no host root file system to
 # borrow perf from (the x86-64 guest shares the host's over 9p).  This
@@ -12,7 +16,7 @@
 # linux-perf, trace-cmd, bpftrace, python3 and binutils for ARCH from the
 # Debian mirror apt uses, and every package is then unpacked with dpkg -x (nothing runs: no
 # foreign binary executes on the host).  The result is cached under
-#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-bookworm-<key>/
+#   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-<suite>-<key>/
 # (key: the package list)
 # and reused without network access; run.sh shares it read-only over 9p,
 # and the guest mounts it at /host as it does the host's root on x86-64.
@@ -24,14 +28,19 @@ prog=${0##*/}
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-[ $# -eq 1 ] || die "usage: $prog ARCH (arm64 | s390x)"
+[ $# -ge 1 ] && [ $# -le 2 ] ||
+	die "usage: $prog ARCH (arm64 | s390x) [SUITE (bookworm | trixie)]"
 case $1 in
 arm64)	debarch=arm64 ;;
 s390x)	debarch=s390x ;;
 *)	die "no root file system is made for $1" ;;
 esac
 
-suite=bookworm
+suite=${2:-bookworm}
+case $suite in
+bookworm | trixie) ;;
+*)	die "no root file system is made for Debian $suite" ;;
+esac
 mirror=http://deb.debian.org/debian
 include=linux-perf,trace-cmd,bpftrace,python3,binutils
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs

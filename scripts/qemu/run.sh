@@ -20,8 +20,8 @@
 #                     (x86-64: the host's own, or for Debian 13's kernels
 #                     the Debian 13 root of scripts/debian-root.sh, whose
 #                     perf knows deferred call chains; arm64, s390x: a
-#                     Debian 12 root of that architecture,
-#                     scripts/qemu/fetch-rootfs.sh)
+#                     Debian root of that architecture and of the
+#                     kernel's release, scripts/qemu/fetch-rootfs.sh)
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
@@ -135,10 +135,14 @@ else
 fi
 busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
 if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
-	hostroot=$("$here/fetch-rootfs.sh" "$arch") || {
+	rootsuite=bookworm
+	[ "${suite:-bookworm}" = bookworm ] || rootsuite=trixie
+	hostroot=$("$here/fetch-rootfs.sh" "$arch" "$rootsuite") || {
 		echo "# $prog: no $arch root file system: the perf tests will skip"
 		hostfs=""
 	}
+	[ -z "$hostfs" ] ||
+		echo "# $prog: /host is a Debian $rootsuite root ($(sed 's/^/perf /' "$hostroot/.complete"))"
 fi
 ksft=$("$root/scripts/fetch-ksft.sh")
 
