@@ -24,7 +24,12 @@
 # least 95% of the samples in the program reach main with the module,
 # fewer than 50% without, and the module's walks of unwind_user() are
 # counted (kernel_deferred_walks); then rmmod and insmod while perf
-# records with fp,defer.
+# records with fp,defer.  Then the stack paged out: with swap on zram,
+# sfu_chain evict has the stack above the chain paged out after every
+# leaf (MADV_PAGEOUT), so a walk that may not fault (-g, in the sample)
+# stops short of main in most samples (fewer than 50% reach it), and the
+# deferred walk, which faults the pages back in, reaches main in at
+# least 95%; both shares are printed.
 # Leaves the module loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -33,6 +38,7 @@
 
 out=/tmp/perf_callchain
 prog=/tmp/sfu_chain		# in the chroot
+mode=spin			# sfu_chain's mode: spin or evict
 secs=3
 
 # perf ARGS...: the host's perf, in the chroot.
@@ -162,7 +168,7 @@ record() {
 	rm -f "/host/tmp/perf.$1.data"
 	# shellcheck disable=SC2086
 	if ! perf record -q $cg -e cpu-clock -F 1000 -o "/tmp/perf.$1.data" \
-		"$prog" spin "$2" > "$out.$1.log" 2>&1; then
+		"$prog" "$mode" "$2" > "$out.$1.log" 2>&1; then
 		sed 's/^/# /' "$out.$1.log"
 		return 1
 	fi
@@ -274,6 +280,59 @@ deferred() {
 		ratio defer_without 0 50 main
 	check "insmod" load
 	reload fp,defer
+	evicted
+}
+
+# swap_on: swap on zram (the guest loads the module where the kernel has
+# one), for pages to be paged out to.
+swap_on() {
+	grep -q '^/dev/zram0 ' /proc/swaps && return 0
+	[ -e /sys/block/zram0/disksize ] || return 1
+	echo 256M > /sys/block/zram0/disksize &&
+		mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
+}
+
+# main_share RUN: "N of M" samples in the program that reach main.
+main_share() {
+	local inprog reach
+
+	read -r inprog reach < "$out.$1.main"
+	echo "$reach of $inprog"
+}
+
+# pswpout: pages written to swap so far.
+pswpout() {
+	awk '$1 == "pswpout" { print $2 }' /proc/vmstat
+}
+
+# The deferred walk where the sample's own walk cannot go: the stack's
+# pages above the chain paged out again and again.
+evicted() {
+	local before
+
+	if ! swap_on; then
+		echo "# paged-out stack: not run: no swap (no zram device" \
+			"in this guest)"
+		return 0
+	fi
+	mode=evict
+	chain="chain_leaf chain_d chain_c chain_b chain_a chain_pad main"
+	before=$(pswpout)
+	check "paged-out stack: perf record -g" record evict_g "$secs"
+	check "paged-out stack: perf record --call-graph fp,defer" \
+		record evict_defer "$secs" fp,defer
+	echo "# paged-out stack: $(($(pswpout) - before)) pages swapped out;" \
+		"reach main: -g $(main_share evict_g), fp,defer" \
+		"$(main_share evict_defer); sample_faults $(stat_of sample_faults)"
+	check "paged-out stack: the program's stack was paged out" \
+		[ "$(pswpout)" -gt "$before" ]
+	check "paged-out stack, -g (no faults in the sample): < 50% reach main" \
+		ratio evict_g 0 50 main
+	check "paged-out stack, fp,defer: >= 95% reach main" \
+		ratio evict_defer 95 101 main
+	swapoff /dev/zram0
+	mode=spin
+	chain="chain_leaf chain_d chain_c chain_b chain_a main"
 }
 
 # without: fewer than 50% of the samples have the chain, or (s390x 6.1,

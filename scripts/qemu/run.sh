@@ -631,7 +631,7 @@ if [ "$arch" != s390x ]; then
 	done
 fi
 
-# Modules the guest itself needs: the result channel on s390x.
+# Modules the guest itself needs (the result channel on s390x, swap).
 : > "$r/etc/guest-modules"
 guest_module() {
 	local name=$1 dep f
@@ -656,6 +656,7 @@ x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
 *)	echo /dev/hvc0 > "$r/etc/result-dev" ;;
 esac
 [ "$arch" = s390x ] && guest_module virtio_console
+guest_module zram		# swap, for perf_callchain.sh's paged-out stack
 if [ -n "$hostfs" ]; then
 	guest_module virtio_pci		# a module on 6.1, built in on 6.12
 	guest_module 9p
