@@ -18,7 +18,8 @@
 # foreign binary executes on the host).  The result is cached under
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-<suite>-<key>/
 # (key: the package list)
-# and reused without network access; run.sh shares it read-only over 9p,
+# and reused without network access (a failed attempt is not repeated
+# for a day); run.sh shares it read-only over 9p,
 # and the guest mounts it at /host as it does the host's root on x86-64.
 #
 # stdout: the root directory.  Needs root (debootstrap).
@@ -50,6 +51,11 @@ if [ -f "$dest/.complete" ]; then
 	echo "$dest"
 	exit 0
 fi
+# A mirror whose pool and index disagree fails the same way for hours:
+# one attempt a day (remove the mark to try again).
+failed=$dest.failed
+[ -z "$(find "$failed" -mmin -1440 2> /dev/null)" ] ||
+	die "debootstrap of $suite for $1 failed within the last day ($failed)"
 command -v debootstrap > /dev/null || apt_install debootstrap
 [ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
 mkdir -p "$cache"
@@ -58,7 +64,11 @@ trap 'rm -rf "$tmp"' EXIT
 say "debootstrap --foreign $suite for $debarch with $include"
 debootstrap --foreign --arch="$debarch" --variant=minbase \
 	--include="$include" "$suite" "$tmp/root" "$mirror" > "$tmp/log" 2>&1 ||
-	{ tail "$tmp/log" >&2; die "debootstrap failed"; }
+	{
+		tail "$tmp/log" >&2
+		cp "$tmp/log" "$failed"
+		die "debootstrap failed"
+	}
 # The first stage unpacked only the essential packages; the rest are in
 # the archive cache.  linux-perf goes last: its /usr/bin/perf is the real
 # binary (on an installed system dpkg diverts linux-base's wrapper).

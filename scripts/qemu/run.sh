@@ -136,8 +136,16 @@ fi
 busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
 if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
 	rootsuite=bookworm
-	[ "${suite:-bookworm}" = bookworm ] || rootsuite=trixie
-	hostroot=$("$here/fetch-rootfs.sh" "$arch" "$rootsuite") || {
+	if [ "${suite:-bookworm}" != bookworm ]; then
+		rootsuite=trixie
+		hostroot=$("$here/fetch-rootfs.sh" "$arch" trixie) || {
+			echo "# $prog: no Debian 13 $arch root (the mirror's"
+			echo "# $prog: pool and index disagree?): Debian 12's"
+			rootsuite=bookworm
+		}
+	fi
+	[ "$rootsuite" = trixie ] ||
+		hostroot=$("$here/fetch-rootfs.sh" "$arch" bookworm) || {
 		echo "# $prog: no $arch root file system: the perf tests will skip"
 		hostfs=""
 	}
