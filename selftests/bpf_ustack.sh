@@ -13,7 +13,8 @@
 #                   "sframectl sync" gave its files sidecars: at least 90%
 #                   of its stacks reach the C library's start of main
 #                   (python3 is stripped: __libc_start_call_main), fewer
-#                   than 50% before the sync.
+#                   than 50% before the sync (not on arm64, where
+#                   Debian's code keeps frame records).
 # Leaves the module loaded, without sidecars.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -127,8 +128,15 @@ check "bpftrace ustack of sfu_chain, without the module" chain without
 check "without the module: < 50% reach main" \
 	share without '^chain_' '^main$' 0 50
 check "bpftrace ustack of python3, without the module" python py_without
-check "python3 without the module: < 50% reach main" \
-	share py_without . "$libc_main" 0 50
+# Debian's arm64 code keeps frame records: frame pointers reach main.
+if [ "$(uname -m)" = aarch64 ]; then
+	share py_without . "$libc_main" 0 101
+	skip "python3 without the module: < 50% reach main" \
+		"Debian's arm64 python3 and libc keep frame records: frame pointers alone reach main"
+else
+	check "python3 without the module: < 50% reach main" \
+		share py_without . "$libc_main" 0 50
+fi
 check "insmod" load
 check "bpftrace ustack of python3 after sframectl sync" python py_sync sync
 check "python3 after sync: >= 90% reach main" \
