@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "sfu.h"
 
 /* Versions of the argument structs this module knows: the first. */
@@ -229,24 +230,27 @@ static long sfu_ioc_list_files(void __user *uarg)
 
 /*
  * May the caller see the registrations (an address-space layout) of
- * @task?  Its own, or with CAP_PERFMON, CAP_SYS_ADMIN or CAP_SYS_PTRACE
- * in the user namespace of @task's credentials.  A plain same-user rule
- * would skip what ptrace access checks besides (Yama, LSMs), and
- * ptrace_may_access() is not exported, so there is none.
+ * @task, whose address space is @mm?  Its own; any with CAP_PERFMON or
+ * CAP_SYS_ADMIN (perfmon_capable(), as perf_event_open() lets them watch
+ * any task); else what ptrace's read check (ptrace_may_access() with
+ * PTRACE_MODE_READ_FSCREDS) grants through capabilities: CAP_SYS_PTRACE
+ * in the user namespace of @task's credentials and, if @task is not
+ * dumpable, in the namespace its dumps belong to.  Not ptrace's
+ * same-user rule: ptrace_may_access() is not exported, and without its
+ * LSM hook that rule would bypass the LSMs.
  */
-static bool sfu_may_query(struct task_struct *task)
+static bool sfu_may_query(struct task_struct *task, struct mm_struct *mm)
 {
 	struct user_namespace *ns;
 	bool ok;
 
-	if (same_thread_group(task, current))
+	if (same_thread_group(task, current) || perfmon_capable())
 		return true;
 	rcu_read_lock();
-	ns = get_user_ns(__task_cred(task)->user_ns);
+	ok = ns_capable(__task_cred(task)->user_ns, CAP_SYS_PTRACE);
+	if (ok && !sfu_task_dumpable(task, mm, &ns))
+		ok = ns_capable(ns, CAP_SYS_PTRACE);
 	rcu_read_unlock();
-	ok = ns_capable(ns, CAP_PERFMON) || ns_capable(ns, CAP_SYS_ADMIN) ||
-	     ns_capable(ns, CAP_SYS_PTRACE);
-	put_user_ns(ns);
 	return ok;
 }
 
@@ -309,7 +313,7 @@ static long sfu_ioc_query(void __user *uarg)
 		return -ESRCH;
 	/* Without an address space (a zombie) nothing is registered. */
 	mm = get_task_mm(task);
-	if (mm && !sfu_may_query(task)) {
+	if (mm && !sfu_may_query(task, mm)) {
 		ret = -EACCES;
 		goto put_mm;
 	}

@@ -63,6 +63,38 @@ static inline struct timespec64 sfu_inode_ctime(const struct inode *inode)
 #endif
 }
 
+/*
+ * Whether the owner of @task (whose address space is @mm) may read it, as
+ * ptrace's access check decides: prctl(PR_SET_DUMPABLE, 0) and the exec of
+ * a set-id or unreadable file take that away.  @ns is then the user
+ * namespace in which CAP_SYS_PTRACE still reads it.  Kept in the mm
+ * until 7.2, in the task's exec state since (neither accessor exported).
+ * Caller holds the RCU read lock.
+ */
+#if __has_include("linux/sched/exec_state.h")
+#include <linux/sched/exec_state.h>
+
+static inline bool sfu_task_dumpable(struct task_struct *task,
+				     struct mm_struct *mm,
+				     struct user_namespace **ns)
+{
+	struct task_exec_state *es = rcu_dereference(task->exec_state);
+
+	*ns = es ? es->user_ns : &init_user_ns;
+	return es && es->dumpable == TASK_DUMPABLE_OWNER;
+}
+#else
+#include <linux/sched/coredump.h>
+
+static inline bool sfu_task_dumpable(struct task_struct *task,
+				     struct mm_struct *mm,
+				     struct user_namespace **ns)
+{
+	*ns = mm->user_ns;
+	return get_dumpable(mm) == SUID_DUMP_USER;
+}
+#endif
+
 #include <linux/ftrace.h>
 #include <linux/ptrace.h>
 

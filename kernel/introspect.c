@@ -280,7 +280,7 @@ static const struct file_operations sfu_lookup_fops = {
 
 void sfu_introspect_init(struct dentry *dir)
 {
-	debugfs_create_file("sections", 0444, dir, NULL, &sfu_sections_fops);
-	debugfs_create_file("stats", 0444, dir, NULL, &sfu_stats_fops);
+	debugfs_create_file("sections", 0400, dir, NULL, &sfu_sections_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &sfu_stats_fops);
 	debugfs_create_file("lookup", 0600, dir, NULL, &sfu_lookup_fops);
 }
