@@ -205,9 +205,10 @@ u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
 }
 
 /**
- * sfu_file_stamp() - what stat() gives of a file's version
+ * sfu_file_stamp() - a file's version
  * @file: the file
- * @st: its size, modification and change times
+ * @st: its size, modification and change times (as stat() gives them) and
+ *	its inode's generation
  *
  * Return: 0 or vfs_getattr()'s error.
  */
@@ -224,5 +225,24 @@ int sfu_file_stamp(struct file *file, struct sfu_stamp *st)
 	st->size = ks.size;
 	st->mtime = ks.mtime;
 	st->ctime = ks.ctime;
+	st->generation = file_inode(file)->i_generation;
 	return 0;
+}
+
+/**
+ * sfu_stamp_equal() - are two versions of a file the same?
+ * @a: one, from sfu_file_stamp()
+ * @b: the other
+ *
+ * A write changes the change time, and a new file that reuses an inode
+ * number has another generation (where the file system keeps one) and a
+ * later change time.
+ *
+ * Return: whether every part is equal.
+ */
+bool sfu_stamp_equal(const struct sfu_stamp *a, const struct sfu_stamp *b)
+{
+	return a->size == b->size && a->generation == b->generation &&
+	       timespec64_equal(&a->mtime, &b->mtime) &&
+	       timespec64_equal(&a->ctime, &b->ctime);
 }

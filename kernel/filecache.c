@@ -49,7 +49,6 @@ struct sfu_fcache {
 	bool used;			/* since the trim last passed it */
 	dev_t dev;
 	unsigned long ino;
-	u32 generation;
 	struct sfu_stamp stamp;
 	Elf64_Phdr *ph;			/* the file's program headers */
 	unsigned int phnum;
@@ -169,10 +168,7 @@ static bool sfu_fcache_matches(const struct sfu_fcache *fc,
 			       const struct sfu_stamp *st)
 {
 	return fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino &&
-	       fc->generation == inode->i_generation &&
-	       fc->stamp.size == st->size &&
-	       timespec64_equal(&fc->stamp.mtime, &st->mtime) &&
-	       timespec64_equal(&fc->stamp.ctime, &st->ctime);
+	       sfu_stamp_equal(&fc->stamp, st);
 }
 
 /*
@@ -280,6 +276,7 @@ struct sfu_fcache *sfu_fcache_get_now(struct file *file)
 	st.size = i_size_read(inode);
 	st.mtime = sfu_inode_mtime(inode);
 	st.ctime = sfu_inode_ctime(inode);
+	st.generation = inode->i_generation;
 	return sfu_fcache_lookup(inode, &st);
 }
 
@@ -333,7 +330,6 @@ static struct sfu_fcache *sfu_fcache_new(struct file *file,
 	fc->bytes = bytes;
 	fc->dev = inode->i_sb->s_dev;
 	fc->ino = inode->i_ino;
-	fc->generation = inode->i_generation;
 	fc->sec = *sec;
 	return fc;
 

@@ -185,7 +185,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 	if (!text)
 		goto free_phdrs;
 	if (!sf) {
-		blob = sfu_sidecar_get(v->file, &elf);
+		blob = sfu_sidecar_get(v->file);
 		if (!blob) {
 			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
 						     inode->i_sb->s_dev,

@@ -113,6 +113,17 @@ void sfu_twork_drain(void);
 
 /* ---- regions and per-mm registries (registry.c) */
 
+/*
+ * A file's version: what stat() gives of it, and the inode's generation,
+ * which tells a new file from an old one whose inode number it reuses.
+ */
+struct sfu_stamp {
+	loff_t size;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+	u32 generation;
+};
+
 /* A sidecar section: kernel copy of generated SFrame for one file. */
 struct sfu_blob {
 	struct kref ref;
@@ -121,14 +132,7 @@ struct sfu_blob {
 	unsigned long ino;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u32 build_id_len;
-	/* Without a build-id: the file as it was at registration. */
-	loff_t size;
-	struct timespec64 mtime;
-	/*
-	 * With one: the inode's change time then.  While it is unchanged the
-	 * file has not been written, and its build-id is not read again.
-	 */
-	struct timespec64 ctime;
+	struct sfu_stamp stamp;		/* the file's version then */
 	u64 link_vaddr;			/* section address at link time */
 	size_t len;
 	u8 *data;
@@ -257,13 +261,6 @@ struct sfu_elf_headers {
 	struct sfu_fcache *cached;	/* @ph is its copy, eh not read */
 };
 
-/* What stat() gives of a file's version. */
-struct sfu_stamp {
-	loff_t size;
-	struct timespec64 mtime;
-	struct timespec64 ctime;
-};
-
 int sfu_elf_read_exact(struct file *file, void *buf, size_t len, u64 off);
 int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf);
 int sfu_elf_get(struct file *file, struct sfu_elf_headers *elf);
@@ -275,10 +272,10 @@ bool sfu_elf_loaded(const struct sfu_elf_headers *elf, const Elf64_Phdr *s);
 u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
 		     u8 *id);
 int sfu_file_stamp(struct file *file, struct sfu_stamp *st);
+bool sfu_stamp_equal(const struct sfu_stamp *a, const struct sfu_stamp *b);
 
 /* ---- sections registered for files without their own (sidecar.c) */
-struct sfu_blob *sfu_sidecar_get(struct file *file,
-				 const struct sfu_elf_headers *elf);
+struct sfu_blob *sfu_sidecar_get(struct file *file);
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes);
 int sfu_sidecar_del(struct file *file);

@@ -3,9 +3,11 @@
  * Sidecars: SFrame registered for a file that has none of its own
  * (sframectl, through the character device), kept in kernel memory by
  * device, inode and build-id, and shared by every process that maps the
- * file.  A sidecar stays the file's while the file keeps its build-id (or,
- * without one, its size and modification time).  Identical sections of
- * two copies of a file are kept once.
+ * file.  A sidecar stays the file's while the file keeps its version (size,
+ * times and inode generation, as the file cache checks them): a file
+ * written since, or a new file that reuses the inode number, does not get
+ * it, and the sidecar is dropped when it is found stale.  Identical
+ * sections of two copies of a file are kept once.
  */
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -41,39 +43,41 @@ static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 
 /*
  * Whether @file is still the file @blob was registered for: the same
- * build-id (read again only if the inode changed since), or, for a file
- * without one, the same size and modification time (so that a file
- * rewritten in place loses its sidecar either way).
+ * version (sfu_stamp_equal()).  Not the build-id, which is bytes of the
+ * file that its owner chose.
  */
 static bool sfu_sidecar_matches(const struct sfu_blob *blob,
-				struct file *file, const struct sfu_elf_headers *elf)
+				struct file *file)
 {
-	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
 	struct sfu_stamp st;
-	u32 id_len;
 
-	if (sfu_file_stamp(file, &st))
-		return false;
-	if (!blob->build_id_len)
-		return st.size == blob->size &&
-		       timespec64_equal(&st.mtime, &blob->mtime);
-	/* Not written since (a write changes ctime): no need to read. */
-	if (st.size == blob->size && timespec64_equal(&st.ctime, &blob->ctime))
-		return true;
-	id_len = sfu_elf_build_id(file, elf, id);
-	return id_len == blob->build_id_len &&
-	       !memcmp(id, blob->build_id, id_len);
+	return !sfu_file_stamp(file, &st) && sfu_stamp_equal(&st, &blob->stamp);
+}
+
+/* Take @blob, found stale, out of the table if it is still there. */
+static void sfu_sidecar_drop(struct sfu_blob *blob)
+{
+	bool hashed;
+
+	mutex_lock(&sfu_sidecar_lock);
+	hashed = sfu_sidecar_find(blob->dev, blob->ino) == blob;
+	if (hashed)
+		hash_del(&blob->node);
+	mutex_unlock(&sfu_sidecar_lock);
+	if (hashed)
+		sfu_blob_put(blob);	/* the table's reference */
 }
 
 /**
  * sfu_sidecar_get() - the sidecar of @file, if it is still the file's
  * @file: a mapped file without SFrame of its own
- * @elf: its program headers (for the build-id)
+ *
+ * A sidecar of the inode number that is not (any more) the file's is
+ * dropped.
  *
  * Return: a reference to the sidecar (sfu_blob_put() drops it), or NULL.
  */
-struct sfu_blob *sfu_sidecar_get(struct file *file,
-				 const struct sfu_elf_headers *elf)
+struct sfu_blob *sfu_sidecar_get(struct file *file)
 {
 	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob;
@@ -83,8 +87,9 @@ struct sfu_blob *sfu_sidecar_get(struct file *file,
 	if (blob)
 		kref_get(&blob->ref);
 	mutex_unlock(&sfu_sidecar_lock);
-	if (!blob || sfu_sidecar_matches(blob, file, elf))
+	if (!blob || sfu_sidecar_matches(blob, file))
 		return blob;
+	sfu_sidecar_drop(blob);
 	sfu_blob_put(blob);
 	return NULL;
 }
@@ -134,16 +139,15 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
  * mapping made meanwhile is found by one or the other.
  *
  * Return: 0; -ENOEXEC not a native ELF file, -ESTALE build-id mismatch,
- * -EEXIST already registered (without SFRAME_UNWIND_REPLACE), -EFBIG too
- * large, a decoder error for a section that does not validate, -ENOMEM,
- * -EFAULT.
+ * -EEXIST already registered for this version of the file (without
+ * SFRAME_UNWIND_REPLACE), -EFBIG too large, a decoder error for a section
+ * that does not validate, -ENOMEM, -EFAULT.
  */
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		    const void __user *bytes)
 {
 	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob, *old;
-	struct sfu_stamp st;
 	struct sfu_elf_headers elf;
 	int ret;
 
@@ -163,12 +167,9 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	blob->link_vaddr = arg->sframe_vaddr;
 	blob->len = arg->sframe_len;
 	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
-	ret = sfu_file_stamp(file, &st);
+	ret = sfu_file_stamp(file, &blob->stamp);
 	if (ret)
 		goto put_blob;
-	blob->size = st.size;
-	blob->mtime = st.mtime;
-	blob->ctime = st.ctime;
 	if (arg->build_id_len &&
 	    (arg->build_id_len != blob->build_id_len ||
 	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {
@@ -195,7 +196,9 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 
 	mutex_lock(&sfu_sidecar_lock);
 	old = sfu_sidecar_find(blob->dev, blob->ino);
-	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE)) {
+	/* One of another version of the file (or another file) is stale. */
+	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE) &&
+	    sfu_stamp_equal(&old->stamp, &blob->stamp)) {
 		ret = -EEXIST;
 	} else {
 		sfu_sidecar_share(blob);
