@@ -68,13 +68,86 @@ static int sfu_get_region_arg(struct sframe_unwind_region *a,
 	return current->mm ? 0 : -ESRCH;
 }
 
-static long sfu_ioc_add(const void __user *uarg)
+/*
+ * A JIT region for @a (checked) from @bytes, the caller's section copied,
+ * with everything it holds charged to @u.
+ */
+static struct sfu_region *sfu_jit_region(const struct sframe_unwind_region *a,
+					 const void *bytes, struct sfu_user *u)
 {
-	struct sframe_unwind_region a;
-	struct mm_struct *mm = current->mm;
+	struct sfu_region *r;
+	int ret;
+
+	r = sfu_region_alloc_jit(u);
+	if (IS_ERR(r))
+		return r;
+	r->start = a->text_start;
+	r->end = a->text_end;
+	r->source = SFRAME_UNWIND_SRC_JIT;
+	/* A JIT may rewrite its section: no table, rows read where they are. */
+	ret = sfu_region_init_section(r, bytes, a->sframe_len, a->sframe_start,
+				      SFU_SEC_USER);
+	if (!ret && r->sec.nr_fdes && (r->sec.text_lo < a->text_start ||
+				       r->sec.text_hi > a->text_end))
+		ret = -EINVAL;
+	if (ret) {
+		sfu_region_put(r);
+		return ERR_PTR(ret);
+	}
+	return r;
+}
+
+/* Check, copy and register the JIT section @a, at the cost of @u. */
+static int sfu_jit_add(const struct sframe_unwind_region *a,
+		       struct sfu_user *u)
+{
 	struct sfu_region *r;
 	struct sfu_mm *smm;
 	void *bytes;
+	int ret;
+
+	/* The copy is checked and indexed, then freed: counted meanwhile. */
+	ret = sfu_user_charge(u, a->sframe_len);
+	if (ret)
+		return ret;
+	bytes = kvmalloc(a->sframe_len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!bytes) {
+		ret = -ENOMEM;
+		goto uncharge;
+	}
+	if (copy_from_user(bytes, u64_to_user_ptr(a->sframe_start),
+			   a->sframe_len)) {
+		ret = -EFAULT;
+		goto free_bytes;
+	}
+	r = sfu_jit_region(a, bytes, u);
+	if (IS_ERR(r)) {
+		ret = PTR_ERR(r);
+		goto free_bytes;
+	}
+	smm = sfu_mm_get(current->mm, current);
+	if (IS_ERR(smm)) {
+		ret = PTR_ERR(smm);
+		goto put_region;
+	}
+	ret = sfu_mm_insert(smm, r, (a->flags & SFRAME_UNWIND_REPLACE) ?
+			    SFU_OVERLAP_JIT_SAME_START : SFU_OVERLAP_REFUSE,
+			    GFP_KERNEL_ACCOUNT);
+	if (!ret)
+		r = NULL;
+put_region:
+	sfu_region_put(r);
+free_bytes:
+	kvfree(bytes);
+uncharge:
+	sfu_user_uncharge(u, a->sframe_len);
+	return ret;
+}
+
+static long sfu_ioc_add(const void __user *uarg)
+{
+	struct sframe_unwind_region a;
+	struct sfu_user *u;
 	int ret;
 
 	ret = sfu_get_region_arg(&a, uarg);
@@ -87,54 +160,11 @@ static long sfu_ioc_add(const void __user *uarg)
 		return -EINVAL;
 	if (a.sframe_len > sfu_max_section_bytes)
 		return -EFBIG;
-
-	/* The copy is checked and indexed, then freed: counted meanwhile. */
-	ret = sfu_mem_charge(a.sframe_len);
-	if (ret)
-		return ret;
-	bytes = kvmalloc(a.sframe_len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!bytes) {
-		sfu_mem_uncharge(a.sframe_len);
+	u = sfu_user_get();
+	if (!u)
 		return -ENOMEM;
-	}
-	if (copy_from_user(bytes, u64_to_user_ptr(a.sframe_start),
-			   a.sframe_len)) {
-		ret = -EFAULT;
-		goto free_bytes;
-	}
-	r = sfu_region_alloc(GFP_KERNEL_ACCOUNT);
-	if (!r) {
-		ret = -ENOMEM;
-		goto free_bytes;
-	}
-	r->start = a.text_start;
-	r->end = a.text_end;
-	r->source = SFRAME_UNWIND_SRC_JIT;
-	/* A JIT may rewrite its section: no table, rows read where they are. */
-	ret = sfu_region_init_section(r, bytes, a.sframe_len, a.sframe_start,
-				      SFU_SEC_USER);
-	if (ret)
-		goto put_region;
-	if (r->sec.nr_fdes && (r->sec.text_lo < a.text_start ||
-			       r->sec.text_hi > a.text_end)) {
-		ret = -EINVAL;
-		goto put_region;
-	}
-	smm = sfu_mm_get(mm, current);
-	if (IS_ERR(smm)) {
-		ret = PTR_ERR(smm);
-		goto put_region;
-	}
-	ret = sfu_mm_insert(smm, r, (a.flags & SFRAME_UNWIND_REPLACE) ?
-			    SFU_OVERLAP_JIT_SAME_START : SFU_OVERLAP_REFUSE,
-			    GFP_KERNEL_ACCOUNT);
-	if (!ret)
-		r = NULL;
-put_region:
-	sfu_region_put(r);
-free_bytes:
-	kvfree(bytes);
-	sfu_mem_uncharge(a.sframe_len);
+	ret = sfu_jit_add(&a, u);
+	sfu_user_put(u);
 	return ret;
 }
 

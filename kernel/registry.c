@@ -58,6 +58,18 @@ long sfu_stat_bytes(void)
 	return atomic_long_read(&sfu_bytes);
 }
 
+/* Count @bytes unless all memory would go over @limit; else @refused. */
+static int sfu_mem_charge_upto(size_t bytes, long limit, enum sfu_stat refused)
+{
+	if (atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem() >
+	    limit) {
+		atomic_long_sub(bytes, &sfu_bytes);
+		sfu_stat_inc(refused);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
 /**
  * sfu_mem_charge() - count kernel memory against max_total_bytes
  * @bytes: what the caller is about to allocate (or keep)
@@ -70,13 +82,24 @@ long sfu_stat_bytes(void)
  */
 int sfu_mem_charge(size_t bytes)
 {
-	if (atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem() >
-	    (long)READ_ONCE(sfu_max_total_bytes)) {
-		atomic_long_sub(bytes, &sfu_bytes);
-		sfu_stat_inc(SFU_STAT_REFUSED_GLOBAL);
-		return -EDQUOT;
-	}
-	return 0;
+	return sfu_mem_charge_upto(bytes, (long)READ_ONCE(sfu_max_total_bytes),
+				   SFU_STAT_REFUSED_GLOBAL);
+}
+
+/**
+ * sfu_mem_charge_jit() - sfu_mem_charge() for a JIT section
+ * @bytes: what the caller is about to allocate (or keep)
+ *
+ * Only up to sfu_jit_pool_limit(): the rest of max_total_bytes is kept for
+ * ELF regions and sidecars.  Callers charge the user first
+ * (sfu_user_charge()).
+ *
+ * Return: 0, or -EDQUOT (nothing counted).
+ */
+int sfu_mem_charge_jit(size_t bytes)
+{
+	return sfu_mem_charge_upto(bytes, sfu_jit_pool_limit(),
+				   SFU_STAT_REFUSED_JIT_RESERVE);
 }
 
 /**
@@ -109,6 +132,36 @@ struct sfu_region *sfu_region_alloc(gfp_t gfp)
 	return r;
 }
 
+/**
+ * sfu_region_alloc_jit() - a new, empty region for a JIT section
+ * @u: the account of the user registering it, which pays for all the
+ *	region holds (sfu_user_charge()); the region takes a reference
+ *
+ * Return: the region with one reference, or ERR_PTR(-ENOMEM or -EDQUOT).
+ */
+struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u)
+{
+	struct sfu_region *r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	if (sfu_user_charge(u, sizeof(*r))) {
+		kfree(r);
+		return ERR_PTR(-EDQUOT);
+	}
+	kref_init(&r->ref);
+	r->bytes = sizeof(*r);
+	r->user = sfu_user_hold(u);
+	return r;
+}
+
+/* Count @bytes more for @r: to its user for a JIT region. */
+static int sfu_region_charge(struct sfu_region *r, size_t bytes)
+{
+	return r->user ? sfu_user_charge(r->user, bytes) :
+			 sfu_mem_charge(bytes);
+}
+
 static void sfu_blob_release(struct kref *ref)
 {
 	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
@@ -132,7 +185,12 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 {
 	struct sfu_region *r = container_of(rcu, struct sfu_region, rcu);
 
-	atomic_long_sub(r->bytes, &sfu_bytes);
+	if (r->user) {
+		sfu_user_uncharge(r->user, r->bytes);
+		sfu_user_put(r->user);
+	} else {
+		atomic_long_sub(r->bytes, &sfu_bytes);
+	}
 	if (!r->sec_borrowed)
 		sfu_section_destroy(&r->sec);
 	if (r->blob)
@@ -296,12 +354,12 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 		r->sec.mem = SFU_MEM_USER;
 	}
 	extra = sfu_section_bytes(&r->sec);
-	ret = sfu_mem_charge(extra);
+	ret = sfu_region_charge(r, extra);
 	if (ret && r->sec.table) {
 		/* Over the limit with the table: without, rows are read. */
 		sfu_table_destroy(&r->sec);
 		extra = sfu_section_bytes(&r->sec);
-		ret = sfu_mem_charge(extra);
+		ret = sfu_region_charge(r, extra);
 	}
 	if (ret)
 		return ret;

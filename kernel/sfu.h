@@ -68,6 +68,8 @@ enum sfu_stat {
 	SFU_STAT_REGISTERED_NOW,	/* registrations in the mmap hook */
 	SFU_STAT_MM_NOTIFIED,		/* registries tied by an mmu notifier */
 	SFU_STAT_KERNEL_DEFERRED_WALKS,	/* unwind_user() walks (6.17+) */
+	SFU_STAT_REFUSED_USER_JIT,	/* over a user's JIT share */
+	SFU_STAT_REFUSED_JIT_RESERVE,	/* JIT into the reserve for files */
 	SFU_STAT_NR,
 };
 
@@ -110,6 +112,16 @@ int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 void sfu_twork_init(void);
 unsigned long sfu_twork_pending(void);
 void sfu_twork_drain(void);
+
+/* ---- each user's share of the memory for JIT sections (quota.c) */
+struct sfu_user;
+
+struct sfu_user *sfu_user_get(void);
+struct sfu_user *sfu_user_hold(struct sfu_user *u);
+void sfu_user_put(struct sfu_user *u);
+int sfu_user_charge(struct sfu_user *u, size_t bytes);
+void sfu_user_uncharge(struct sfu_user *u, size_t bytes);
+long sfu_jit_pool_limit(void);
 
 /* ---- regions and per-mm registries (registry.c) */
 
@@ -162,6 +174,7 @@ struct sfu_region {
 	struct sfu_section sec;
 	struct sfu_blob *blob;		/* sidecar bytes, or NULL */
 	struct sfu_fcache *fcache;	/* lends @sec's index, or NULL */
+	struct sfu_user *user;		/* a JIT region's payer, or NULL */
 	/* The mapped file, or NULL (JIT); only for holders of @ref. */
 	struct file *file;
 	dev_t dev;
@@ -213,6 +226,7 @@ enum sfu_overlap {
 #define SFU_GFP_HOOK	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT)
 
 struct sfu_region *sfu_region_alloc(gfp_t gfp);
+struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u);
 void sfu_region_put(struct sfu_region *r);
 int sfu_blob_index(struct sfu_blob *blob);
 void sfu_blob_unindex(struct sfu_blob *blob);
@@ -234,6 +248,7 @@ void sfu_registry_use_hooks(bool on);
 void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
 		     unsigned long end);
 int sfu_mem_charge(size_t bytes);
+int sfu_mem_charge_jit(size_t bytes);
 void sfu_mem_uncharge(size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap, gfp_t gfp);

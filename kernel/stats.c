@@ -53,6 +53,8 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_REGISTERED_NOW]	= "registered_at_mmap",
 	[SFU_STAT_MM_NOTIFIED]		= "mms_notified",
 	[SFU_STAT_KERNEL_DEFERRED_WALKS] = "kernel_deferred_walks",
+	[SFU_STAT_REFUSED_USER_JIT]	= "refused_user_jit",
+	[SFU_STAT_REFUSED_JIT_RESERVE]	= "refused_jit_reserve",
 };
 
 /**
@@ -143,7 +145,7 @@ void sfu_refuse(const char *who, const char *why, u64 off, int err)
 		stat = SFU_STAT_REFUSED_LIMIT;
 		break;
 	case -EDQUOT:
-		/* sfu_mem_charge() counted refused_global_limit. */
+		/* Counted by sfu_mem_charge() or sfu_user_charge(). */
 		stat = SFU_STAT_NR;
 		break;
 	case -ENOEXEC:

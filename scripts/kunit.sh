@@ -72,7 +72,7 @@ sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kernel/sframe_rule.o kernel/sframe_lookup.o kernel/sframe_rows.o \
 	kernel/sframe_table.o \
 	kernel/sframe_print.o \
-	kernel/sframe_encode.o kernel/registry.o kernel/params.o \
+	kernel/sframe_encode.o kernel/registry.o kernel/params.o kernel/quota.o \
 	kernel/stats.o kernel/elf.o kernel/sidecar.o kernel/mapping.o \
 	kernel/filecache.o kernel/scan.o kernel/trace.o kernel/unwind.o
 sframe_unwind_kunit-$(CONFIG_X86_64) += kernel/arch/x86.o
