@@ -69,7 +69,8 @@ unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh bpf_ustack.sh qsort_libc.sh stress.sh"
+perf_compat.sh sframectl.sh bpf_ustack.sh qsort_libc.sh security_kernel.sh
+stress.sh"
 skip=""
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
@@ -281,6 +282,9 @@ build_registry_tests() {
 	"$cc" $rflags $cflags_ioc -static -o "$r/selftests/registry_failnth" \
 		"$root/selftests/registry_failnth.c" "$reg/util.c" \
 		"$reg/enc.c" $decoder_srcs
+	# The device side of security_kernel.sh: dynamic, as it dlopens.
+	"$cc" $rflags $cflags_ioc -o "$gbin/sfu_security" "$reg/security.c" \
+		"$reg/util.c" "$reg/enc.c" $decoder_srcs
 	# The ioctl fuzzer: without SFrame of its own, so that nothing of
 	# its main process is registered and the counters it compares stay
 	# its baseline.
@@ -309,7 +313,8 @@ build_registry_tests() {
 	mkdir -p "$r$(dirname "$interp")"
 	cp -L "$sysroot/$(basename "$interp")" "$r$interp"
 	cp -L "$sysroot/libc.so.6" "$r/lib/libc.so.6"
-	for f in "$gbin"/sfu_prog* "$glib"/*.so "$r/selftests/registry_dlopen"; do
+	for f in "$gbin"/sfu_prog* "$gbin/sfu_security" "$glib"/*.so \
+		 "$r/selftests/registry_dlopen"; do
 		readelf -dW "$f" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
 			grep -vxE 'libc\.so\.6|libsfu_[a-z]+\.so|ld-linux.*' |
 			sed "s|^|$f needs |" | grep . >&2 &&
