@@ -145,31 +145,6 @@ void sfu_user_put(struct sfu_user *u)
 }
 
 /**
- * sfu_user_charge() - count JIT memory against its user and the pool
- * @u: the user's account
- * @bytes: what the caller is about to allocate (or keep)
- *
- * Return: 0, or -EDQUOT (nothing counted) over the user's share
- * (refused_user_jit) or where it would eat into the reserve for files
- * (refused_jit_reserve).
- */
-int sfu_user_charge(struct sfu_user *u, size_t bytes)
-{
-	int ret;
-
-	if (atomic_long_add_return(bytes, &u->bytes) >
-	    sfu_pool_share(READ_ONCE(sfu_jit_user_percent))) {
-		atomic_long_sub(bytes, &u->bytes);
-		sfu_stat_inc(SFU_STAT_REFUSED_USER_JIT);
-		return -EDQUOT;
-	}
-	ret = sfu_mem_charge_jit(bytes);
-	if (ret)
-		atomic_long_sub(bytes, &u->bytes);
-	return ret;
-}
-
-/**
  * sfu_user_uncharge() - give back what sfu_user_charge() counted
  * @u: the same account
  * @bytes: the same number
@@ -178,4 +153,28 @@ void sfu_user_uncharge(struct sfu_user *u, size_t bytes)
 {
 	atomic_long_sub(bytes, &u->bytes);
 	sfu_mem_uncharge(bytes);
+}
+
+/**
+ * sfu_user_charge() - count JIT memory against its user and the pool
+ * @u: the user's account
+ * @bytes: what the caller is about to allocate (or keep)
+ *
+ * Return: 0, or -EDQUOT (nothing counted) over max_total_bytes
+ * (refused_global_limit), where it would eat into the reserve for files
+ * (refused_jit_reserve) or over the user's share (refused_user_jit).
+ */
+int sfu_user_charge(struct sfu_user *u, size_t bytes)
+{
+	int ret = sfu_mem_charge_jit(bytes);
+
+	if (ret)
+		return ret;
+	if (atomic_long_add_return(bytes, &u->bytes) >
+	    sfu_pool_share(READ_ONCE(sfu_jit_user_percent))) {
+		sfu_user_uncharge(u, bytes);
+		sfu_stat_inc(SFU_STAT_REFUSED_USER_JIT);
+		return -EDQUOT;
+	}
+	return 0;
 }

@@ -58,16 +58,18 @@ long sfu_stat_bytes(void)
 	return atomic_long_read(&sfu_bytes);
 }
 
-/* Count @bytes unless all memory would go over @limit; else @refused. */
-static int sfu_mem_charge_upto(size_t bytes, long limit, enum sfu_stat refused)
+/* Count @bytes: the total with them (the file cache's too). */
+static long sfu_mem_add(size_t bytes)
 {
-	if (atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem() >
-	    limit) {
-		atomic_long_sub(bytes, &sfu_bytes);
-		sfu_stat_inc(refused);
-		return -EDQUOT;
-	}
-	return 0;
+	return atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem();
+}
+
+/* Take back @bytes just counted, refused for the reason @why. */
+static int sfu_mem_refuse(size_t bytes, enum sfu_stat why)
+{
+	atomic_long_sub(bytes, &sfu_bytes);
+	sfu_stat_inc(why);
+	return -EDQUOT;
 }
 
 /**
@@ -82,24 +84,30 @@ static int sfu_mem_charge_upto(size_t bytes, long limit, enum sfu_stat refused)
  */
 int sfu_mem_charge(size_t bytes)
 {
-	return sfu_mem_charge_upto(bytes, (long)READ_ONCE(sfu_max_total_bytes),
-				   SFU_STAT_REFUSED_GLOBAL);
+	if (sfu_mem_add(bytes) > (long)READ_ONCE(sfu_max_total_bytes))
+		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
+	return 0;
 }
 
 /**
  * sfu_mem_charge_jit() - sfu_mem_charge() for a JIT section
  * @bytes: what the caller is about to allocate (or keep)
  *
- * Only up to sfu_jit_pool_limit(): the rest of max_total_bytes is kept for
- * ELF regions and sidecars.  Callers charge the user first
- * (sfu_user_charge()).
+ * Also refused where it would take from the part of max_total_bytes kept
+ * for ELF regions and sidecars (sfu_jit_pool_limit()).  sfu_user_charge()
+ * calls it before it charges the user.
  *
  * Return: 0, or -EDQUOT (nothing counted).
  */
 int sfu_mem_charge_jit(size_t bytes)
 {
-	return sfu_mem_charge_upto(bytes, sfu_jit_pool_limit(),
-				   SFU_STAT_REFUSED_JIT_RESERVE);
+	long total = sfu_mem_add(bytes);
+
+	if (total > (long)READ_ONCE(sfu_max_total_bytes))
+		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
+	if (total > sfu_jit_pool_limit())
+		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_JIT_RESERVE);
+	return 0;
 }
 
 /**
