@@ -181,7 +181,7 @@ static void sfu_blob_release(struct kref *ref)
 		sfu_mem_uncharge(blob->len);
 		kvfree(blob->data);
 	}
-	kfree(blob);
+	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
 }
 
 void sfu_blob_put(struct sfu_blob *blob)

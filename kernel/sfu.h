@@ -139,7 +139,8 @@ struct sfu_stamp {
 /* A sidecar section: kernel copy of generated SFrame for one file. */
 struct sfu_blob {
 	struct kref ref;
-	struct hlist_node node;		/* sfu_sidecars, under its mutex */
+	struct rcu_head rcu;
+	struct hlist_node node;		/* sfu_sidecars: RCU, its mutex */
 	dev_t dev;
 	unsigned long ino;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];

@@ -7,7 +7,8 @@
  * times and inode generation, as the file cache checks them): a file
  * written since, or a new file that reuses the inode number, does not get
  * it, and the sidecar is dropped when it is found stale.  Identical
- * sections of two copies of a file are kept once.
+ * sections of two copies of a file are kept once.  Mappings look sidecars
+ * up without a lock (RCU).
  */
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -19,23 +20,29 @@
 
 #include "sfu.h"
 
-#define SFU_SIDECAR_HASH_BITS	6
+/* A daemon registers every file without SFrame that runs: room for them. */
+#define SFU_SIDECAR_HASH_BITS	10
 
+/*
+ * Mappings look sidecars up under RCU; changes take the mutex.  A sidecar
+ * is freed a grace period after its last reference goes.
+ */
 static DEFINE_HASHTABLE(sfu_sidecars, SFU_SIDECAR_HASH_BITS);
-static DEFINE_MUTEX(sfu_sidecar_lock);	/* guards sfu_sidecars */
+static DEFINE_MUTEX(sfu_sidecar_lock);	/* serialises changes */
 
 static unsigned long sfu_sidecar_key(dev_t dev, unsigned long ino)
 {
 	return ino ^ ((unsigned long)dev << 20);
 }
 
-/* Caller holds sfu_sidecar_lock. */
+/* Caller holds sfu_sidecar_lock or the RCU read lock. */
 static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 {
 	struct sfu_blob *blob;
 
-	hash_for_each_possible(sfu_sidecars, blob, node,
-			       sfu_sidecar_key(dev, ino))
+	hash_for_each_possible_rcu(sfu_sidecars, blob, node,
+				   sfu_sidecar_key(dev, ino),
+				   lockdep_is_held(&sfu_sidecar_lock))
 		if (blob->dev == dev && blob->ino == ino)
 			return blob;
 	return NULL;
@@ -62,7 +69,7 @@ static void sfu_sidecar_drop(struct sfu_blob *blob)
 	mutex_lock(&sfu_sidecar_lock);
 	hashed = sfu_sidecar_find(blob->dev, blob->ino) == blob;
 	if (hashed)
-		hash_del(&blob->node);
+		hash_del_rcu(&blob->node);
 	mutex_unlock(&sfu_sidecar_lock);
 	if (hashed)
 		sfu_blob_put(blob);	/* the table's reference */
@@ -82,11 +89,11 @@ struct sfu_blob *sfu_sidecar_get(struct file *file)
 	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob;
 
-	mutex_lock(&sfu_sidecar_lock);
+	rcu_read_lock();
 	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
-	if (blob)
-		kref_get(&blob->ref);
-	mutex_unlock(&sfu_sidecar_lock);
+	if (blob && !kref_get_unless_zero(&blob->ref))
+		blob = NULL;
+	rcu_read_unlock();
 	if (!blob || sfu_sidecar_matches(blob, file))
 		return blob;
 	sfu_sidecar_drop(blob);
@@ -203,9 +210,9 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	} else {
 		sfu_sidecar_share(blob);
 		if (old)
-			hash_del(&old->node);
-		hash_add(sfu_sidecars, &blob->node,
-			 sfu_sidecar_key(blob->dev, blob->ino));
+			hash_del_rcu(&old->node);
+		hash_add_rcu(sfu_sidecars, &blob->node,
+			     sfu_sidecar_key(blob->dev, blob->ino));
 		blob = old;	/* the table's reference to drop */
 	}
 	mutex_unlock(&sfu_sidecar_lock);
@@ -260,7 +267,7 @@ int sfu_sidecar_del(struct file *file)
 	mutex_lock(&sfu_sidecar_lock);
 	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
 	if (blob)
-		hash_del(&blob->node);
+		hash_del_rcu(&blob->node);
 	mutex_unlock(&sfu_sidecar_lock);
 	if (!blob)
 		return -ENOENT;
@@ -281,24 +288,18 @@ int sfu_sidecar_del_build_id(const u8 *id, u32 len)
 {
 	struct hlist_node *tmp;
 	struct sfu_blob *blob;
-	HLIST_HEAD(gone);
-	int bkt;
+	int bkt, ret = -ENOENT;
 
 	mutex_lock(&sfu_sidecar_lock);
 	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
 		if (blob->build_id_len != len || memcmp(blob->build_id, id, len))
 			continue;
-		hash_del(&blob->node);
-		hlist_add_head(&blob->node, &gone);
+		hash_del_rcu(&blob->node);
+		sfu_blob_put(blob);
+		ret = 0;
 	}
 	mutex_unlock(&sfu_sidecar_lock);
-	if (hlist_empty(&gone))
-		return -ENOENT;
-	hlist_for_each_entry_safe(blob, tmp, &gone, node) {
-		hlist_del(&blob->node);
-		sfu_blob_put(blob);
-	}
-	return 0;
+	return ret;
 }
 
 /**
@@ -340,7 +341,7 @@ void sfu_sidecar_exit(void)
 
 	mutex_lock(&sfu_sidecar_lock);
 	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
-		hash_del(&blob->node);
+		hash_del_rcu(&blob->node);
 		sfu_blob_put(blob);
 	}
 	mutex_unlock(&sfu_sidecar_lock);
