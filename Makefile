@@ -64,7 +64,7 @@ GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
-		   scripts/sframectl-child.c \
+		   scripts/sframectl-child.c scripts/sframectl-pool.c \
 		   $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 		   include/uapi/linux/sframe_unwind.h \

@@ -67,6 +67,9 @@ static struct {
 	const char *name;
 } ctl_waiting;
 
+/* In the child: its parent, which it does not outlive. */
+static pid_t ctl_parent;
+
 static long long ctl_now_ms(void)
 {
 	struct timespec ts;
@@ -219,6 +222,7 @@ void ctl_child_keep(int fd, int out, int in)
 {
 	int keep[] = { STDERR_FILENO, fd, out, in };
 
+	ctl_parent = getppid();
 	ctl_keep_only(keep, ARRAY_SIZE(keep));
 }
 
@@ -310,7 +314,8 @@ static void ctl_test_hook(const char *name)
  * @fd: the file, read already: closed here
  * @name: the file, for the test hook
  *
- * Called once the file is in memory and root given up.
+ * Called once the file is in memory and root given up.  The child dies
+ * with its parent too.
  *
  * Return: 0, or -1 (errno set).
  */
@@ -322,6 +327,9 @@ int ctl_child_confine(int fd, const char *name)
 
 	if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &mem) ||
 	    setrlimit(RLIMIT_NPROC, &none) || setrlimit(RLIMIT_NOFILE, &none))
+		return -1;
+	/* Killed with its parent (a daemon's worker, say); set past setuid(). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != ctl_parent)
 		return -1;
 	close(fd);
 	if (ctl_seccomp())

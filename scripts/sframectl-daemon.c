@@ -10,8 +10,9 @@
  * ring buffer, and tells of overflow in a line of its own: then it syncs,
  * at most once every CTL_SYNC_GAP_S seconds.  For
  * each event it adds a sidecar for the mapped file, opened through
- * /proc/PID/map_files; the module applies it to the mapping that caused
- * the event, every other one, and every later one.  Sections come from
+ * /proc/PID/map_files, in one of its workers (sframectl-pool.c); the
+ * module applies it to the mapping that caused the event, every other
+ * one, and every later one.  Sections come from
  * the cache (sframectl-cache.c) when it has them, so a restarted daemon,
  * or one that follows a module reload, does not parse a file again.
  *
@@ -53,6 +54,8 @@
 #define CTL_US_PER_S		1e6
 #define CTL_NS_PER_S		1e9
 #define CTL_P99			0.99
+/* What the daemon polls. */
+enum { CTL_PFD_TRACE, CTL_PFD_SIGNAL, CTL_PFD_WORKERS, CTL_PFDS };
 /* The fewest seconds between two syncs for lost events. */
 #define CTL_SYNC_GAP_S		10
 /*
@@ -74,6 +77,7 @@ struct ctl_lat {
 /* What the daemon keeps between events. */
 struct ctl_state {
 	struct ctl_seen seen;
+	struct ctl_pool pool;
 	struct ctl_lat lat;
 	double last_sync;	/* ctl_now() at the last sync */
 	bool lost;		/* reported by the last read */
@@ -249,44 +253,51 @@ static void ctl_report(struct ctl_lat *l)
 	free(l->ms);
 }
 
+/* A worker is done with @j (sframectl-pool.c). */
+static void ctl_finished(void *ctx, const struct ctl_job *j)
+{
+	struct ctl_state *st = ctx;
+
+	if (j->res == CTL_ADDED && j->stamp)
+		ctl_lat_add(&st->lat, (ctl_now() - j->stamp) * CTL_MS_PER_S);
+	else if (j->res == CTL_BUSY)
+		ctl_seen_del(&st->seen, &j->key);	/* at its next mapping */
+}
+
 /* One line of trace_pipe: an event, a loss, or something else. */
 static void ctl_line(const char *line, struct ctl_state *st)
 {
 	const char *ev = strstr(line, CTL_EVENT_NAME);
 	const char *p = ev ? ev + 1 : NULL;
-	double stamp;
-	char mapped[96], name[CTL_PATH_MAX];
+	char name[CTL_PATH_MAX];
 	unsigned long start, end;
-	struct ctl_key k;
-	enum ctl_result res;
+	struct ctl_job j = { 0 };
 	ssize_t n;
-	int pid, dev;
+	int pid;
 
 	if (ctl_lost_line(line)) {
 		st->lost = true;	/* synced after this read */
 		return;
 	}
-	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end, &k.major,
-			 &k.minor, &k.ino) != 6)
+	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end,
+			 &j.key.major, &j.key.minor, &j.key.ino) != 6)
 		return;
-	snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%lx-%lx", pid,
-		 start, end);
-	if (!ctl_key_stamp(&k, mapped) || !ctl_seen_add(&st->seen, &k))
+	snprintf(j.mapped, sizeof(j.mapped), "/proc/%d/map_files/%lx-%lx",
+		 pid, start, end);
+	if (!ctl_key_stamp(&j.key, j.mapped, &j.owner) ||
+	    !ctl_seen_add(&st->seen, &j.key))
 		return;		/* gone already, or handled */
-	n = readlink(mapped, name, sizeof(name) - 1);
+	n = readlink(j.mapped, name, sizeof(name) - 1);
 	if (n <= 0)
 		return;
 	name[n] = '\0';
-	dev = ctl_open_dev();
-	if (dev < 0)
+	j.name = name;
+	j.stamp = ctl_stamp(line, ev);
+	if (ctl_pool_add(&st->pool, &j))
 		return;
-	stamp = ctl_stamp(line, ev);
-	res = ctl_add_one(dev, mapped, name, 0, true);
-	if (res == CTL_ADDED && stamp)
-		ctl_lat_add(&st->lat, (ctl_now() - stamp) * CTL_MS_PER_S);
-	else if (res == CTL_BUSY)
-		ctl_seen_del(&st->seen, &k);	/* at its next mapping */
-	close(dev);
+	/* No room: forgotten, for the sync that follows. */
+	ctl_seen_del(&st->seen, &j.key);
+	st->lost = true;
 }
 
 /* Read what trace_pipe has and handle each complete line. */
@@ -305,6 +316,7 @@ static void ctl_drain(int pipe_fd, char *buf, size_t *len,
 		*nl = '\0';
 		ctl_line(line, st);
 	}
+	ctl_pool_run(&st->pool);
 	*len -= line - buf;
 	memmove(buf, line, *len);
 	if (*len == CTL_READ_MAX - 1)
@@ -341,7 +353,7 @@ static int ctl_instance(void)
 int ctl_daemon(void)
 {
 	struct ctl_state st = { 0 };
-	struct pollfd pfd[2];
+	struct pollfd pfd[CTL_PFDS];
 	size_t len = 0;
 	sigset_t stop;
 	char *buf;
@@ -352,31 +364,40 @@ int ctl_daemon(void)
 	sigaddset(&stop, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &stop, NULL))
 		return 1;
-	pfd[1].fd = signalfd(-1, &stop, SFD_CLOEXEC);
-	pfd[0].fd = ctl_instance();
+	if (ctl_pool_init(&st.pool))
+		return 1;
+	st.pool.finished = ctl_finished;
+	st.pool.ctx = &st;
+	pfd[CTL_PFD_SIGNAL].fd = signalfd(-1, &stop, SFD_CLOEXEC);
+	pfd[CTL_PFD_TRACE].fd = ctl_instance();
+	pfd[CTL_PFD_WORKERS].fd = st.pool.done[0];
 	buf = malloc(CTL_READ_MAX);
-	if (pfd[0].fd < 0 || pfd[1].fd < 0 || !buf) {
+	if (pfd[CTL_PFD_TRACE].fd < 0 || pfd[CTL_PFD_SIGNAL].fd < 0 || !buf) {
 		free(buf);
+		ctl_pool_stop(&st.pool);
 		return 1;
 	}
-	pfd[0].events = POLLIN;
-	pfd[1].events = POLLIN;
+	pfd[CTL_PFD_TRACE].events = POLLIN;
+	pfd[CTL_PFD_SIGNAL].events = POLLIN;
+	pfd[CTL_PFD_WORKERS].events = POLLIN;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("daemon: following %s\n", CTL_PIPE);
 	for (;;) {
 		if (!ctl_event_on())
 			ctl_resume(&st);
 		ctl_sync_if_due(&st);
-		if (poll(pfd, 2, CTL_POLL_MS) <= 0)
+		ctl_pool_reap(&st.pool);
+		if (poll(pfd, CTL_PFDS, CTL_POLL_MS) <= 0)
 			continue;
-		if (pfd[1].revents)
+		if (pfd[CTL_PFD_SIGNAL].revents)
 			break;
-		if (pfd[0].revents)
-			ctl_drain(pfd[0].fd, buf, &len, &st);
+		if (pfd[CTL_PFD_TRACE].revents)
+			ctl_drain(pfd[CTL_PFD_TRACE].fd, buf, &len, &st);
 	}
+	ctl_pool_stop(&st.pool);
 	ctl_event_set("0");
-	close(pfd[0].fd);
-	close(pfd[1].fd);
+	close(pfd[CTL_PFD_TRACE].fd);
+	close(pfd[CTL_PFD_SIGNAL].fd);
 	rmdir(CTL_INSTANCE);
 	ctl_seen_free(&st.seen);
 	free(buf);

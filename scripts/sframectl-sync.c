@@ -49,10 +49,11 @@ bool ctl_parse_map(const char *line, struct ctl_map *m)
  * ctl_key_stamp() - add a file's size and modification time to its key
  * @k: the key
  * @path: the file (as /proc/PID/map_files names it)
+ * @owner: its owner's uid, if not NULL
  *
  * Return: false if the file cannot be reached.
  */
-bool ctl_key_stamp(struct ctl_key *k, const char *path)
+bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner)
 {
 	struct stat st;
 
@@ -61,6 +62,8 @@ bool ctl_key_stamp(struct ctl_key *k, const char *path)
 	k->size = st.st_size;
 	k->mtime_sec = st.st_mtim.tv_sec;
 	k->mtime_nsec = st.st_mtim.tv_nsec;
+	if (owner)
+		*owner = st.st_uid;
 	return true;
 }
 
@@ -232,7 +235,7 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 		/* The mapped file itself, even if its path was replaced. */
 		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
 			 pid, m.start, m.end);
-		if (!ctl_key_stamp(&m.key, mapped) ||
+		if (!ctl_key_stamp(&m.key, mapped, NULL) ||
 		    !ctl_seen_add(seen, &m.key))
 			continue;
 		res = ctl_add_one(dev, mapped, m.path, 0, true);

@@ -326,12 +326,17 @@ close_up:
 	return ret;
 }
 
-/*
- * Open a user's file without waiting on it: a lease makes open() fail with
- * EWOULDBLOCK instead of waiting for its owner (up to lease-break-time),
- * and reading it leaves its access time alone where we may say so.
+/**
+ * ctl_open_file() - open a user's file without waiting on it
+ * @path: the file
+ *
+ * A lease makes open() fail with EWOULDBLOCK instead of waiting for its
+ * owner (up to lease-break-time), and reading the file leaves its access
+ * time alone where we may say so.
+ *
+ * Return: the descriptor, or -1 (errno set).
  */
-static int ctl_open_file(const char *path)
+int ctl_open_file(const char *path)
 {
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
 	int fd = open(path, flags | O_NOATIME);

@@ -62,6 +62,35 @@ struct ctl_seen {
 	u64 seed;
 };
 
+/* Parsing workers of the daemon (sframectl-pool.c). */
+#define CTL_WORKERS		4
+#define CTL_QUEUE_MAX		256
+#define CTL_QUEUE_PER_OWNER	64
+/* "/proc/PID/map_files/START-END" */
+#define CTL_MAPPED_MAX		96
+
+/* A file for a worker: queued, running, or done (@res). */
+struct ctl_job {
+	struct ctl_key key;
+	unsigned int owner;		/* the file's owner */
+	double stamp;			/* of the event, 0 if none */
+	char mapped[CTL_MAPPED_MAX];
+	char *name;
+	int fd;				/* the file, or -1 */
+	pid_t pid;			/* of its worker, once running */
+	bool reaped;
+	int res;			/* enum ctl_result, once done */
+};
+
+struct ctl_pool {
+	struct ctl_job *queue;		/* CTL_QUEUE_MAX, oldest first */
+	size_t nr;
+	struct ctl_job run[CTL_WORKERS];
+	int done[2];			/* workers' reports */
+	void (*finished)(void *ctx, const struct ctl_job *j);
+	void *ctx;
+};
+
 /* The sidecar cache (sframectl-cache.c); off while dirfd < 0. */
 struct ctl_cache {
 	int dirfd;
@@ -81,10 +110,11 @@ struct ctl_tally {
 };
 
 int ctl_open_dev(void);
+int ctl_open_file(const char *path);
 enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
-bool ctl_key_stamp(struct ctl_key *k, const char *path);
+bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
@@ -98,6 +128,12 @@ ssize_t ctl_child_read(int fd, void *buf, size_t len);
 int ctl_child_wait(pid_t pid, int *status);
 void ctl_child_keep(int fd, int out, int in);
 int ctl_child_confine(int fd, const char *name);
+
+int ctl_pool_init(struct ctl_pool *p);
+bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
+void ctl_pool_run(struct ctl_pool *p);
+void ctl_pool_reap(struct ctl_pool *p);
+void ctl_pool_stop(struct ctl_pool *p);
 
 int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes);
 void ctl_cache_close(struct ctl_cache *c);
