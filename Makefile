@@ -136,9 +136,17 @@ module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # No pipe: its status would be tee's, and a failed case would pass.
-check-host: $(O)/decode-test
+check-host: $(O)/decode-test $(O)/seen-test
 	$(O)/decode-test >$(O)/decode-test.tap; rc=$$?; \
-		cat $(O)/decode-test.tap; exit $$rc
+		cat $(O)/decode-test.tap; [ $$rc -eq 0 ] || exit $$rc; \
+		$(O)/seen-test
+
+# The daemon's table of handled files, with sanitizers.
+$(O)/seen-test: scripts/tests/seen-test.c scripts/sframectl-sync.c \
+		scripts/sframectl.h | $(O)
+	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
+		scripts/sframectl-sync.c
 
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus

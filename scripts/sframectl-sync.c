@@ -17,9 +17,6 @@
 
 #include "sframectl.h"
 
-/* The most files the daemon remembers, and the chains they hang in. */
-#define CTL_SEEN_MAX		16384
-#define CTL_SEEN_BUCKETS	4096
 #define CTL_SEEN_NONE		UINT32_MAX
 
 /**

@@ -41,6 +41,10 @@ struct ctl_map {
 	char path[CTL_PATH_MAX];
 };
 
+/* The most files the daemon remembers, and the chains they hang in. */
+#define CTL_SEEN_MAX		16384
+#define CTL_SEEN_BUCKETS	4096
+
 /* A file of struct ctl_seen, and the next in its hash chain. */
 struct ctl_seen_slot {
 	struct ctl_key key;
