@@ -64,6 +64,7 @@ GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
+		   scripts/sframectl-child.c scripts/sframectl-pool.c \
 		   $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
 		   include/uapi/linux/sframe_unwind.h \
@@ -135,9 +136,17 @@ module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
 # No pipe: its status would be tee's, and a failed case would pass.
-check-host: $(O)/decode-test
+check-host: $(O)/decode-test $(O)/seen-test
 	$(O)/decode-test >$(O)/decode-test.tap; rc=$$?; \
-		cat $(O)/decode-test.tap; exit $$rc
+		cat $(O)/decode-test.tap; [ $$rc -eq 0 ] || exit $$rc; \
+		$(O)/seen-test
+
+# The daemon's table of handled files, with sanitizers.
+$(O)/seen-test: scripts/tests/seen-test.c scripts/sframectl-sync.c \
+		scripts/sframectl.h | $(O)
+	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
+		scripts/sframectl-sync.c
 
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus

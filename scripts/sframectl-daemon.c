@@ -7,10 +7,12 @@
  * neither PT_GNU_SFRAME nor a sidecar (kernel/trace.h).  The daemon
  * follows that event in a tracefs instance of its own ("sframectl", so it
  * disturbs no other tracer), which is privileged, bounded by the instance's
- * ring buffer, and tells of overflow ("LOST EVENTS"): then it syncs.  For
+ * ring buffer, and tells of overflow in a line of its own: then it syncs,
+ * at most once every CTL_SYNC_GAP_S seconds.  For
  * each event it adds a sidecar for the mapped file, opened through
- * /proc/PID/map_files; the module applies it to the mapping that caused
- * the event, every other one, and every later one.  Sections come from
+ * /proc/PID/map_files, in one of its workers (sframectl-pool.c); the
+ * module applies it to the mapping that caused the event, every other
+ * one, and every later one.  Sections come from
  * the cache (sframectl-cache.c) when it has them, so a restarted daemon,
  * or one that follows a module reload, does not parse a file again.
  *
@@ -52,12 +54,52 @@
 #define CTL_US_PER_S		1e6
 #define CTL_NS_PER_S		1e9
 #define CTL_P99			0.99
+/* What the daemon polls. */
+enum { CTL_PFD_TRACE, CTL_PFD_SIGNAL, CTL_PFD_WORKERS, CTL_PFDS };
+/* The fewest seconds between two syncs for lost events. */
+#define CTL_SYNC_GAP_S		10
+/*
+ * How trace_pipe tells of events lost on a CPU: a line of its own, from
+ * print_trace_line() (kernel/trace/trace.c); the count is unknown when an
+ * iterator dropped them.  An event line starts with its task's name,
+ * right-aligned in 16 columns: its 15 bytes at most cannot start a line
+ * with these.
+ */
+#define CTL_LOST_FORMAT		"CPU:%u [LOST %lu EVENTS]%n"
+#define CTL_LOST_UNKNOWN	"CPU:%u [LOST EVENTS]%n"
 
 /* Event-to-registration latencies, for the report at the end. */
 struct ctl_lat {
 	double *ms;
 	size_t nr, cap;
 };
+
+/* What the daemon keeps between events. */
+struct ctl_state {
+	struct ctl_seen seen;
+	struct ctl_pool pool;
+	struct ctl_lat lat;
+	double last_sync;	/* ctl_now() at the last sync */
+	bool lost;		/* reported by the last read */
+	bool sync_due;		/* a sync is owed for lost events */
+};
+
+static double ctl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
+}
+
+/* Sync every running process's files with the device @dev. */
+static void ctl_full_sync(struct ctl_state *st, int dev)
+{
+	ctl_sync(dev, &st->seen);
+	st->last_sync = ctl_now();
+	st->sync_due = false;
+	fflush(stdout);
+}
 
 /* Write @val to the event's enable file; false if there is none. */
 static bool ctl_event_set(const char *val)
@@ -87,13 +129,13 @@ static bool ctl_event_on(void)
 }
 
 /* The module is (back): turn the event on, then cover what runs. */
-static void ctl_resume(struct ctl_seen *seen)
+static void ctl_resume(struct ctl_state *st)
 {
 	int dev;
 
 	if (!ctl_event_set("1"))
 		return;
-	ctl_seen_free(seen);
+	ctl_seen_free(&st->seen);
 	dev = ctl_open_dev();
 	if (dev < 0) {
 		/*
@@ -106,17 +148,49 @@ static void ctl_resume(struct ctl_seen *seen)
 	}
 	printf("daemon: module present, event on; syncing\n");
 	fflush(stdout);
-	ctl_sync(dev, seen);
+	ctl_full_sync(st, dev);
 	close(dev);
-	fflush(stdout);
 }
 
-static double ctl_now(void)
+/* Is @line trace_pipe's report of lost events, and nothing else? */
+static bool ctl_lost_line(const char *line)
 {
-	struct timespec ts;
+	unsigned long n;
+	unsigned int cpu;
+	int end = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
+	if (sscanf(line, CTL_LOST_FORMAT, &cpu, &n, &end) == 2 && end &&
+	    !line[end])
+		return true;
+	end = 0;
+	return sscanf(line, CTL_LOST_UNKNOWN, &cpu, &end) == 1 && end &&
+	       !line[end];
+}
+
+/*
+ * Events were lost: sync, but not sooner than CTL_SYNC_GAP_S after the
+ * last sync; a flood of losses costs one sync in so many seconds.
+ */
+static void ctl_sync_if_due(struct ctl_state *st)
+{
+	double wait = st->last_sync + CTL_SYNC_GAP_S - ctl_now();
+	int dev;
+
+	if (st->lost && !st->sync_due && wait > 0)
+		printf("daemon: events lost; next sync in %.0f s (one every %d s at most)\n",
+		       wait, CTL_SYNC_GAP_S);
+	st->sync_due |= st->lost;
+	st->lost = false;
+	if (!st->sync_due || wait > 0)
+		return;
+	printf("daemon: events lost; syncing\n");
+	dev = ctl_open_dev();
+	if (dev < 0) {
+		st->last_sync = ctl_now();	/* try again later */
+		return;
+	}
+	ctl_full_sync(st, dev);
+	close(dev);
 }
 
 /*
@@ -179,51 +253,56 @@ static void ctl_report(struct ctl_lat *l)
 	free(l->ms);
 }
 
+/* A worker is done with @j (sframectl-pool.c). */
+static void ctl_finished(void *ctx, const struct ctl_job *j)
+{
+	struct ctl_state *st = ctx;
+
+	if (j->res == CTL_ADDED && j->stamp)
+		ctl_lat_add(&st->lat, (ctl_now() - j->stamp) * CTL_MS_PER_S);
+	else if (j->res == CTL_BUSY)
+		ctl_seen_del(&st->seen, &j->key);	/* at its next mapping */
+}
+
 /* One line of trace_pipe: an event, a loss, or something else. */
-static void ctl_line(const char *line, struct ctl_seen *seen,
-		     struct ctl_lat *lat)
+static void ctl_line(const char *line, struct ctl_state *st)
 {
 	const char *ev = strstr(line, CTL_EVENT_NAME);
 	const char *p = ev ? ev + 1 : NULL;
-	double stamp;
-	char mapped[96], name[CTL_PATH_MAX];
+	char name[CTL_PATH_MAX];
 	unsigned long start, end;
-	struct ctl_key k;
+	struct ctl_job j = { 0 };
 	ssize_t n;
-	int pid, dev;
+	int pid;
 
-	if (strstr(line, "LOST") && strstr(line, "EVENTS")) {
-		printf("daemon: events lost; syncing\n");
-		dev = ctl_open_dev();
-		if (dev >= 0) {
-			ctl_sync(dev, seen);
-			close(dev);
-		}
+	if (ctl_lost_line(line)) {
+		st->lost = true;	/* synced after this read */
 		return;
 	}
-	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end, &k.major,
-			 &k.minor, &k.ino) != 6)
+	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end,
+			 &j.key.major, &j.key.minor, &j.key.ino) != 6)
 		return;
-	snprintf(mapped, sizeof(mapped), "/proc/%d/map_files/%lx-%lx", pid,
-		 start, end);
-	if (!ctl_key_stamp(&k, mapped) || !ctl_seen_add(seen, &k))
+	snprintf(j.mapped, sizeof(j.mapped), "/proc/%d/map_files/%lx-%lx",
+		 pid, start, end);
+	if (!ctl_key_stamp(&j.key, j.mapped, &j.owner) ||
+	    !ctl_seen_add(&st->seen, &j.key))
 		return;		/* gone already, or handled */
-	n = readlink(mapped, name, sizeof(name) - 1);
+	n = readlink(j.mapped, name, sizeof(name) - 1);
 	if (n <= 0)
 		return;
 	name[n] = '\0';
-	dev = ctl_open_dev();
-	if (dev < 0)
+	j.name = name;
+	j.stamp = ctl_stamp(line, ev);
+	if (ctl_pool_add(&st->pool, &j))
 		return;
-	stamp = ctl_stamp(line, ev);
-	if (ctl_add_one(dev, mapped, name, 0, true) == CTL_ADDED && stamp)
-		ctl_lat_add(lat, (ctl_now() - stamp) * CTL_MS_PER_S);
-	close(dev);
+	/* No room: forgotten, for the sync that follows. */
+	ctl_seen_del(&st->seen, &j.key);
+	st->lost = true;
 }
 
 /* Read what trace_pipe has and handle each complete line. */
 static void ctl_drain(int pipe_fd, char *buf, size_t *len,
-		      struct ctl_seen *seen, struct ctl_lat *lat)
+		      struct ctl_state *st)
 {
 	char *line, *nl;
 	ssize_t n;
@@ -235,8 +314,9 @@ static void ctl_drain(int pipe_fd, char *buf, size_t *len,
 	buf[*len] = '\0';
 	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
-		ctl_line(line, seen, lat);
+		ctl_line(line, st);
 	}
+	ctl_pool_run(&st->pool);
 	*len -= line - buf;
 	memmove(buf, line, *len);
 	if (*len == CTL_READ_MAX - 1)
@@ -272,9 +352,8 @@ static int ctl_instance(void)
  */
 int ctl_daemon(void)
 {
-	struct ctl_seen seen = { 0 };
-	struct ctl_lat lat = { 0 };
-	struct pollfd pfd[2];
+	struct ctl_state st = { 0 };
+	struct pollfd pfd[CTL_PFDS];
 	size_t len = 0;
 	sigset_t stop;
 	char *buf;
@@ -285,34 +364,44 @@ int ctl_daemon(void)
 	sigaddset(&stop, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &stop, NULL))
 		return 1;
-	pfd[1].fd = signalfd(-1, &stop, SFD_CLOEXEC);
-	pfd[0].fd = ctl_instance();
+	if (ctl_pool_init(&st.pool))
+		return 1;
+	st.pool.finished = ctl_finished;
+	st.pool.ctx = &st;
+	pfd[CTL_PFD_SIGNAL].fd = signalfd(-1, &stop, SFD_CLOEXEC);
+	pfd[CTL_PFD_TRACE].fd = ctl_instance();
+	pfd[CTL_PFD_WORKERS].fd = st.pool.done[0];
 	buf = malloc(CTL_READ_MAX);
-	if (pfd[0].fd < 0 || pfd[1].fd < 0 || !buf) {
+	if (pfd[CTL_PFD_TRACE].fd < 0 || pfd[CTL_PFD_SIGNAL].fd < 0 || !buf) {
 		free(buf);
+		ctl_pool_stop(&st.pool);
 		return 1;
 	}
-	pfd[0].events = POLLIN;
-	pfd[1].events = POLLIN;
+	pfd[CTL_PFD_TRACE].events = POLLIN;
+	pfd[CTL_PFD_SIGNAL].events = POLLIN;
+	pfd[CTL_PFD_WORKERS].events = POLLIN;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("daemon: following %s\n", CTL_PIPE);
 	for (;;) {
 		if (!ctl_event_on())
-			ctl_resume(&seen);
-		if (poll(pfd, 2, CTL_POLL_MS) <= 0)
+			ctl_resume(&st);
+		ctl_sync_if_due(&st);
+		ctl_pool_reap(&st.pool);
+		if (poll(pfd, CTL_PFDS, CTL_POLL_MS) <= 0)
 			continue;
-		if (pfd[1].revents)
+		if (pfd[CTL_PFD_SIGNAL].revents)
 			break;
-		if (pfd[0].revents)
-			ctl_drain(pfd[0].fd, buf, &len, &seen, &lat);
+		if (pfd[CTL_PFD_TRACE].revents)
+			ctl_drain(pfd[CTL_PFD_TRACE].fd, buf, &len, &st);
 	}
+	ctl_pool_stop(&st.pool);
 	ctl_event_set("0");
-	close(pfd[0].fd);
-	close(pfd[1].fd);
+	close(pfd[CTL_PFD_TRACE].fd);
+	close(pfd[CTL_PFD_SIGNAL].fd);
 	rmdir(CTL_INSTANCE);
-	ctl_seen_free(&seen);
+	ctl_seen_free(&st.seen);
 	free(buf);
-	ctl_report(&lat);
+	ctl_report(&st.lat);
 	printf("daemon: stopped\n");
 	return 0;
 }

@@ -10,10 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sframectl.h"
+
+#define CTL_SEEN_NONE		UINT32_MAX
 
 /**
  * ctl_parse_map() - an executable file mapping from a /proc/PID/maps line
@@ -42,10 +46,11 @@ bool ctl_parse_map(const char *line, struct ctl_map *m)
  * ctl_key_stamp() - add a file's size and modification time to its key
  * @k: the key
  * @path: the file (as /proc/PID/map_files names it)
+ * @owner: its owner's uid, if not NULL
  *
  * Return: false if the file cannot be reached.
  */
-bool ctl_key_stamp(struct ctl_key *k, const char *path)
+bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner)
 {
 	struct stat st;
 
@@ -54,6 +59,8 @@ bool ctl_key_stamp(struct ctl_key *k, const char *path)
 	k->size = st.st_size;
 	k->mtime_sec = st.st_mtim.tv_sec;
 	k->mtime_nsec = st.st_mtim.tv_nsec;
+	if (owner)
+		*owner = st.st_uid;
 	return true;
 }
 
@@ -64,36 +71,124 @@ static bool ctl_key_equal(const struct ctl_key *a, const struct ctl_key *b)
 	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec;
 }
 
+/* splitmix64's finalizer: every bit of @x moves every bit of the result. */
+static u64 ctl_mix(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * The bucket of @k.  The seed is random per table: the fields are the
+ * choice of whoever made the file, the chains are not.
+ */
+static u32 ctl_seen_bucket(const struct ctl_seen *s, const struct ctl_key *k)
+{
+	u64 h = s->seed;
+
+	h = ctl_mix(h ^ k->major);
+	h = ctl_mix(h ^ k->minor);
+	h = ctl_mix(h ^ k->ino);
+	h = ctl_mix(h ^ k->size);
+	h = ctl_mix(h ^ k->mtime_sec);
+	h = ctl_mix(h ^ k->mtime_nsec);
+	return h & (CTL_SEEN_BUCKETS - 1);
+}
+
+static int ctl_seen_init(struct ctl_seen *s)
+{
+	u32 i;
+
+	s->slots = calloc(CTL_SEEN_MAX, sizeof(*s->slots));
+	s->heads = malloc(CTL_SEEN_BUCKETS * sizeof(*s->heads));
+	if (!s->slots || !s->heads) {
+		ctl_seen_free(s);
+		return -1;
+	}
+	for (i = 0; i < CTL_SEEN_BUCKETS; i++)
+		s->heads[i] = CTL_SEEN_NONE;
+	if (getrandom(&s->seed, sizeof(s->seed), GRND_NONBLOCK) !=
+	    sizeof(s->seed))
+		s->seed = ctl_mix(time(NULL) ^ getpid());
+	return 0;
+}
+
+/* Where the link to @k's slot is, in its chain; NULL if it is not in @s. */
+static u32 *ctl_seen_find(struct ctl_seen *s, const struct ctl_key *k)
+{
+	u32 *link;
+
+	if (!s->slots)
+		return NULL;
+	for (link = &s->heads[ctl_seen_bucket(s, k)]; *link != CTL_SEEN_NONE;
+	     link = &s->slots[*link].chain)
+		if (ctl_key_equal(&s->slots[*link].key, k))
+			return link;
+	return NULL;
+}
+
+/* Take the slot that @link points to out of its chain and out of @s. */
+static void ctl_seen_unlink(struct ctl_seen *s, u32 *link)
+{
+	struct ctl_seen_slot *slot = &s->slots[*link];
+
+	*link = slot->chain;
+	slot->used = false;
+	s->nr--;
+}
+
 /**
  * ctl_seen_add() - note a file as handled
  * @s: the set
  * @k: the file
  *
+ * When @s is full, the file noted longest ago is forgotten: should it be
+ * mapped again, it is handled again (the module says it has its sidecar
+ * already, or it fails again).
+ *
  * Return: true if it is new to @s (and now in it).
  */
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k)
 {
-	size_t i;
+	struct ctl_seen_slot *slot;
+	u32 *head, i;
 
-	for (i = 0; i < s->nr; i++)
-		if (ctl_key_equal(&s->keys[i], k))
-			return false;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		void *p = realloc(s->keys, cap * sizeof(*s->keys));
-
-		if (!p)
-			return false;
-		s->keys = p;
-		s->cap = cap;
-	}
-	s->keys[s->nr++] = *k;
+	if (ctl_seen_find(s, k) || (!s->slots && ctl_seen_init(s)))
+		return false;
+	i = s->next;
+	s->next = (i + 1) % CTL_SEEN_MAX;
+	slot = &s->slots[i];
+	if (slot->used)
+		ctl_seen_unlink(s, ctl_seen_find(s, &slot->key));
+	head = &s->heads[ctl_seen_bucket(s, k)];
+	slot->key = *k;
+	slot->chain = *head;
+	slot->used = true;
+	*head = i;
+	s->nr++;
 	return true;
+}
+
+/**
+ * ctl_seen_del() - forget a file, to handle it again when it is next seen
+ * @s: the set
+ * @k: the file
+ */
+void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k)
+{
+	u32 *link = ctl_seen_find(s, k);
+
+	if (link)
+		ctl_seen_unlink(s, link);
 }
 
 void ctl_seen_free(struct ctl_seen *s)
 {
-	free(s->keys);
+	free(s->slots);
+	free(s->heads);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -123,6 +218,7 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 			 struct ctl_tally *t)
 {
 	char path[64], line[CTL_LINE_MAX], mapped[96];
+	enum ctl_result res;
 	struct ctl_map m;
 	FILE *f;
 
@@ -136,10 +232,13 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 		/* The mapped file itself, even if its path was replaced. */
 		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
 			 pid, m.start, m.end);
-		if (!ctl_key_stamp(&m.key, mapped) ||
+		if (!ctl_key_stamp(&m.key, mapped, NULL) ||
 		    !ctl_seen_add(seen, &m.key))
 			continue;
-		ctl_count(t, ctl_add_one(dev, mapped, m.path, 0, true));
+		res = ctl_add_one(dev, mapped, m.path, 0, true);
+		if (res == CTL_BUSY)
+			ctl_seen_del(seen, &m.key);
+		ctl_count(t, res);
 	}
 	fclose(f);
 }
@@ -148,7 +247,8 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
  * ctl_sync() - a sidecar for every file running processes map executable
  * @dev: the device
  * @seen: files handled already (by an earlier sync or the daemon); the
- *	files of this sync are added to it
+ *	files of this sync are added to it, but for those leased by their
+ *	owners (CTL_BUSY), which the next sync or event tries again
  *
  * Return: 0, or 1 if a file failed.
  */

@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,9 +47,6 @@
 #include "sframectl.h"
 
 #define CTL_EXIT_USAGE		2
-/* The child's limits: generous for libxul-sized files, small for a bomb. */
-#define CTL_CHILD_CPU_S		60
-#define CTL_CHILD_MEM		(2ULL << 30)
 #define CTL_NOBODY		65534
 /* The largest file the child reads. */
 #define CTL_FILE_MAX		(1ULL << 30)
@@ -63,16 +59,19 @@
 #define CTL_KIB_SHIFT		10
 /* The most --cache-max takes: 1 TiB. */
 #define CTL_CACHE_MAX_LIMIT	(1ULL << 40)
+/* The most --child-timeout takes: an hour. */
+#define CTL_CHILD_TIMEOUT_MAX	3600
 
 const char *ctl_prog = "sframectl";
 struct ctl_cache ctl_cache = { .dirfd = -1 };
 
 static void ctl_print_usage(FILE *f)
 {
-	fputs("Usage: sframectl add [--replace] FILE...\n"
+	fputs("Usage: sframectl add [--replace] [--child-timeout SECONDS] FILE...\n"
 	      "       sframectl del FILE... | --build-id HEX\n"
-	      "       sframectl sync [--cache DIR] [--cache-max SIZE]\n"
+	      "       sframectl sync [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
 	      "       sframectl daemon [--cache DIR | --no-cache] [--cache-max SIZE]\n"
+	      "                        [--child-timeout SECONDS]\n"
 	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
 }
@@ -150,8 +149,9 @@ struct ctl_id {
 };
 
 /*
- * Child: read the file, give up privileges, take limits, then tell the
- * file's build-id on @out; if the parent answers CTL_CMD_GENERATE on @in
+ * Child: keep only its descriptors, read the file, give up privileges,
+ * take limits and the system call filter (sframectl-child.c), then tell
+ * the file's build-id on @out; if the parent answers CTL_CMD_GENERATE on @in
  * (its cache has no section for it), parse and generate; the section
  * goes to @out.
  */
@@ -161,8 +161,6 @@ static void ctl_child(int fd, int out, int in, const char *name)
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
 			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
 			      .share_rows = true };
-	struct rlimit cpu = { CTL_CHILD_CPU_S, CTL_CHILD_CPU_S };
-	struct rlimit mem = { CTL_CHILD_MEM, CTL_CHILD_MEM };
 	struct ctl_id id;
 	struct sfu_file f;
 	u64 len, vaddr;
@@ -170,6 +168,7 @@ static void ctl_child(int fd, int out, int in, const char *name)
 	u8 *buf;
 	int ret;
 
+	ctl_child_keep(fd, out, in);
 	if (ctl_slurp(fd, &f)) {
 		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
 		_exit(1);
@@ -179,7 +178,7 @@ static void ctl_child(int fd, int out, int in, const char *name)
 		perror("sframectl: dropping privileges");
 		_exit(1);
 	}
-	if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &mem)) {
+	if (ctl_child_confine(fd, name)) {
 		perror("sframectl: limits");
 		_exit(1);
 	}
@@ -206,7 +205,7 @@ static int ctl_read_all(int fd, void *buf, size_t len)
 	ssize_t n;
 
 	while (done < len) {
-		n = read(fd, (u8 *)buf + done, len - done);
+		n = ctl_child_read(fd, (u8 *)buf + done, len - done);
 		if (n <= 0)
 			return -1;
 		done += n;
@@ -239,7 +238,7 @@ static int ctl_reap(pid_t pid)
 {
 	int status;
 
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+	if (ctl_child_wait(pid, &status) || !WIFEXITED(status))
 		return -1;
 	if (WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
 		return -EEXIST;
@@ -312,6 +311,7 @@ static int ctl_generate(int fd, const char *name, struct ctl_id *id,
 		close(down[1]);
 		ctl_child(fd, up[1], down[0], name);
 	}
+	ctl_child_started(name);
 	close(up[1]);
 	close(down[0]);
 	up[1] = down[0] = -1;
@@ -324,6 +324,26 @@ close_up:
 	if (up[1] >= 0)
 		close(up[1]);
 	return ret;
+}
+
+/**
+ * ctl_open_file() - open a user's file without waiting on it
+ * @path: the file
+ *
+ * A lease makes open() fail with EWOULDBLOCK instead of waiting for its
+ * owner (up to lease-break-time), and reading the file leaves its access
+ * time alone where we may say so.
+ *
+ * Return: the descriptor, or -1 (errno set).
+ */
+int ctl_open_file(const char *path)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+	int fd = open(path, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, flags);	/* not ours, and no CAP_FOWNER */
+	return fd;
 }
 
 static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
@@ -360,7 +380,7 @@ static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
 enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ctl_open_file(path);
 	enum ctl_result res = CTL_FAILED;
 	u64 len = 0, vaddr = 0;
 	struct ctl_id id;
@@ -368,6 +388,11 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 	u8 *buf;
 	int ret;
 
+	if (fd < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "%s: %s: its owner holds a lease on it; skipped for now\n",
+			ctl_prog, name);
+		return CTL_BUSY;
+	}
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name,
 			fd < 0 ? strerror(errno) : "not a regular file");
@@ -403,19 +428,34 @@ close_fd:
 	return res;
 }
 
+/* --child-timeout SECONDS: 1 to CTL_CHILD_TIMEOUT_MAX. */
+static void ctl_parse_timeout(const char *arg)
+{
+	char *end;
+	unsigned long s = strtoul(arg, &end, 10);
+
+	if (*end || !s || s > CTL_CHILD_TIMEOUT_MAX)
+		ctl_usage();
+	ctl_child_timeout_s = s;
+}
+
 static int ctl_add(int dev, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "replace", no_argument, NULL, 'r' },
+		{ "child-timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	u32 flags = 0;
 	int c, bad = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c != 'r')
+		if (c == 'r')
+			flags |= SFRAME_UNWIND_REPLACE;
+		else if (c == 't')
+			ctl_parse_timeout(optarg);
+		else
 			ctl_usage();
-		flags |= SFRAME_UNWIND_REPLACE;
 	}
 	if (optind == argc)
 		ctl_usage();
@@ -705,8 +745,9 @@ static u64 ctl_parse_size(const char *arg)
 }
 
 /*
- * --cache DIR, --no-cache and --cache-max SIZE of sync and daemon; the
- * cache is on by default (in CTL_CACHE_DIR) for the daemon only.
+ * --cache DIR, --no-cache, --cache-max SIZE and --child-timeout SECONDS
+ * of sync and daemon; the cache is on by default (in CTL_CACHE_DIR) for
+ * the daemon only.
  */
 static void ctl_cache_args(int argc, char **argv, bool on)
 {
@@ -714,6 +755,7 @@ static void ctl_cache_args(int argc, char **argv, bool on)
 		{ "cache", required_argument, NULL, 'c' },
 		{ "no-cache", no_argument, NULL, 'n' },
 		{ "cache-max", required_argument, NULL, 'm' },
+		{ "child-timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	u64 max = CTL_CACHE_MAX;
@@ -730,6 +772,8 @@ static void ctl_cache_args(int argc, char **argv, bool on)
 			max = ctl_parse_size(optarg);
 			if (!max)
 				ctl_usage();
+		} else if (c == 't') {
+			ctl_parse_timeout(optarg);
 		} else {
 			ctl_usage();
 		}
@@ -748,6 +792,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		ctl_usage();
+	/* A child that died leaves a pipe without reader: an error, no signal. */
+	signal(SIGPIPE, SIG_IGN);
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help")) {
 		ctl_print_usage(stdout);

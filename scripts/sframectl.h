@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../include/sframe/env.h"
 #include "../include/uapi/linux/sframe_unwind.h"
@@ -17,6 +18,8 @@
 #define CTL_SECTION_MAX		(64ULL << 20)
 #define CTL_CACHE_DIR		"/var/cache/sframe-unwind"
 #define CTL_CACHE_MAX		(256ULL << 20)
+/* How long a parsing child may take, wall clock (--child-timeout). */
+#define CTL_CHILD_TIMEOUT_S	30
 
 extern const char *ctl_prog;
 
@@ -38,10 +41,58 @@ struct ctl_map {
 	char path[CTL_PATH_MAX];
 };
 
-/* Files handled already: registered, refused, or with SFrame. */
+/* The most files the daemon remembers, and the chains they hang in. */
+#define CTL_SEEN_MAX		16384
+#define CTL_SEEN_BUCKETS	4096
+
+/* A file of struct ctl_seen, and the next in its hash chain. */
+struct ctl_seen_slot {
+	struct ctl_key key;
+	u32 chain;
+	bool used;
+};
+
+/*
+ * Files handled already: registered, refused, or with SFrame.  A hash
+ * table of at most CTL_SEEN_MAX files; its slots are a ring in the order
+ * files came, and a new file takes the place of the oldest.  Zeroed, it
+ * is empty.
+ */
 struct ctl_seen {
-	struct ctl_key *keys;
-	size_t nr, cap;
+	struct ctl_seen_slot *slots;
+	u32 *heads;
+	u32 next;
+	size_t nr;
+	u64 seed;
+};
+
+/* Parsing workers of the daemon (sframectl-pool.c). */
+#define CTL_WORKERS		4
+#define CTL_QUEUE_MAX		256
+#define CTL_QUEUE_PER_OWNER	64
+/* "/proc/PID/map_files/START-END" */
+#define CTL_MAPPED_MAX		96
+
+/* A file for a worker: queued, running, or done (@res). */
+struct ctl_job {
+	struct ctl_key key;
+	unsigned int owner;		/* the file's owner */
+	double stamp;			/* of the event, 0 if none */
+	char mapped[CTL_MAPPED_MAX];
+	char *name;
+	int fd;				/* the file, or -1 */
+	pid_t pid;			/* of its worker, once running */
+	bool reaped;
+	int res;			/* enum ctl_result, once done */
+};
+
+struct ctl_pool {
+	struct ctl_job *queue;		/* CTL_QUEUE_MAX, oldest first */
+	size_t nr;
+	struct ctl_job run[CTL_WORKERS];
+	int done[2];			/* workers' reports */
+	void (*finished)(void *ctx, const struct ctl_job *j);
+	void *ctx;
 };
 
 /* The sidecar cache (sframectl-cache.c); off while dirfd < 0. */
@@ -54,22 +105,39 @@ struct ctl_cache {
 
 extern struct ctl_cache ctl_cache;
 
-enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED };
+/* CTL_BUSY: leased by its owner; to be tried again, not remembered. */
+enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED,
+		  CTL_BUSY };
 
 struct ctl_tally {
 	unsigned int added, own, already, failed;
 };
 
 int ctl_open_dev(void);
+int ctl_open_file(const char *path);
 enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
-bool ctl_key_stamp(struct ctl_key *k, const char *path);
+bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
+void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
 void ctl_count(struct ctl_tally *t, enum ctl_result res);
 int ctl_sync(int dev, struct ctl_seen *seen);
 int ctl_daemon(void);
+
+extern unsigned int ctl_child_timeout_s;
+void ctl_child_started(const char *name);
+ssize_t ctl_child_read(int fd, void *buf, size_t len);
+int ctl_child_wait(pid_t pid, int *status);
+void ctl_child_keep(int fd, int out, int in);
+int ctl_child_confine(int fd, const char *name);
+
+int ctl_pool_init(struct ctl_pool *p);
+bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
+void ctl_pool_run(struct ctl_pool *p);
+void ctl_pool_reap(struct ctl_pool *p);
+void ctl_pool_stop(struct ctl_pool *p);
 
 int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes);
 void ctl_cache_close(struct ctl_cache *c);

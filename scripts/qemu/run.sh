@@ -69,8 +69,8 @@ unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh bpf_ustack.sh qsort_libc.sh security_kernel.sh
-stress.sh"
+perf_compat.sh sframectl.sh sframectl_daemon_trust.sh bpf_ustack.sh
+qsort_libc.sh security_kernel.sh stress.sh"
 skip=""
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
@@ -479,6 +479,9 @@ install_sframectl() {
 	"$cc" -O2 -Wall -Werror -fno-asynchronous-unwind-tables \
 		-fno-unwind-tables -nostartfiles "${noeh[@]}" \
 		-o "$r/selftests/bin/sfu_noeh" "$root/selftests/sframectl/noeh.c"
+	# A user's write lease on a file it maps (sframectl_daemon_trust.sh).
+	"$cc" -O2 -Wall -Werror -o "$r/selftests/bin/sfu_lease" \
+		"$root/selftests/sframectl/lease.c"
 }
 
 # make bench's programs: exec, the same one with SFrame and without;
@@ -608,6 +611,8 @@ for t in $tests; do
 	# Perf runs of Debian's python3, perl, gzip and bash, sidecars made
 	# under TCG.
 	sframectl.sh) echo "$t 900" ;;
+	# Three daemon starts (each syncs) and waits of up to 40 s, under TCG.
+	sframectl_daemon_trust.sh) echo "$t 600" ;;
 	# Up to eight perf runs and a dump of each, under TCG elsewhere.
 	perf_callchain.sh) echo "$t 600" ;;
 	# Four bpftrace runs of a few seconds, each of which takes one to

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl's parsing child: what it keeps, what it may do, and how long
+ * its parent waits for it.
+ *
+ * The child parses a file that any user may have written.  Before it
+ * reads a byte of it, it closes every descriptor of the daemon but the
+ * file's, its two pipes and stderr (the trace pipe, the device, the cache
+ * directory and the signalfd stay with the parent).  Once it has read the
+ * file and given up root, it takes limits (CPU time, address space, no
+ * new process, no new descriptor), closes the file and installs a seccomp
+ * filter that allows only what parsing in memory needs: reading and
+ * writing its pipes, memory for malloc, and exit.  Any other system call,
+ * or one of another architecture's table, kills it.
+ *
+ * The parent waits for it with poll() until a wall-clock deadline
+ * (--child-timeout), then kills it: a file that stalls or spins costs its
+ * own time only.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sframectl.h"
+
+/* The child's limits: generous for libxul-sized files, small for a bomb. */
+#define CTL_CHILD_CPU_S		60
+#define CTL_CHILD_MEM		(2ULL << 30)
+#define CTL_MS_PER_S		1000LL
+#define CTL_NS_PER_MS		1000000LL
+/* How often the parent looks for the child's end without a pidfd. */
+#define CTL_REAP_STEP_MS	10
+/* The test hook (testing.rst): "spin:NAME" or "syscall:NAME". */
+#define CTL_TEST_ENV		"SFRAMECTL_TEST_CHILD"
+
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS	SECCOMP_RET_KILL
+#endif
+
+#if defined(__x86_64__)
+#define CTL_AUDIT_ARCH		AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CTL_AUDIT_ARCH		AUDIT_ARCH_AARCH64
+#elif defined(__s390x__)
+#define CTL_AUDIT_ARCH		AUDIT_ARCH_S390X
+#endif
+
+unsigned int ctl_child_timeout_s = CTL_CHILD_TIMEOUT_S;
+
+/* The child the parent waits for now (one at a time). */
+static struct {
+	long long deadline_ms;
+	const char *name;
+} ctl_waiting;
+
+/* In the child: its parent, which it does not outlive. */
+static pid_t ctl_parent;
+
+static long long ctl_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * CTL_MS_PER_S + ts.tv_nsec / CTL_NS_PER_MS;
+}
+
+static int ctl_ms_left(void)
+{
+	long long left = ctl_waiting.deadline_ms - ctl_now_ms();
+
+	return left > 0 ? (int)left : 0;
+}
+
+/**
+ * ctl_child_started() - a child was forked for @name: its deadline starts
+ * @name: the file, for messages
+ */
+void ctl_child_started(const char *name)
+{
+	ctl_waiting.name = name;
+	ctl_waiting.deadline_ms = ctl_now_ms() +
+				  ctl_child_timeout_s * CTL_MS_PER_S;
+}
+
+/**
+ * ctl_child_read() - read() from the child, waiting until its deadline
+ * @fd: the pipe from the child
+ * @buf: where
+ * @len: at most this much
+ *
+ * Return: what read() returned, or -1 when the deadline has passed.
+ */
+ssize_t ctl_child_read(int fd, void *buf, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n;
+
+	do {
+		n = poll(&pfd, 1, ctl_ms_left());
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return -1;
+	return read(fd, buf, len);
+}
+
+#ifdef __NR_pidfd_open
+/* Until the child ends or the deadline passes; false if it cannot tell. */
+static bool ctl_pidfd_wait(pid_t pid)
+{
+	struct pollfd pfd = { .events = POLLIN };
+
+	pfd.fd = syscall(__NR_pidfd_open, pid, 0);
+	if (pfd.fd < 0)
+		return false;
+	while (poll(&pfd, 1, ctl_ms_left()) < 0 && errno == EINTR)
+		;
+	close(pfd.fd);
+	return true;
+}
+#else
+static bool ctl_pidfd_wait(pid_t pid)
+{
+	return false;
+}
+#endif
+
+/* What a killed child's signal means here. */
+static void ctl_child_killed(int sig)
+{
+	if (sig == SIGSYS)
+		fprintf(stderr, "%s: %s: the parsing child made a forbidden system call (SIGSYS); killed\n",
+			ctl_prog, ctl_waiting.name);
+	else
+		fprintf(stderr, "%s: %s: the parsing child was killed by signal %d (%s)\n",
+			ctl_prog, ctl_waiting.name, sig, strsignal(sig));
+}
+
+/**
+ * ctl_child_wait() - reap the child, killing it if its deadline passes
+ * @pid: the child
+ * @status: its wait status
+ *
+ * Return: 0, or -1 if it could not be reaped.
+ */
+int ctl_child_wait(pid_t pid, int *status)
+{
+	pid_t got = waitpid(pid, status, WNOHANG);
+
+	if (!got && !ctl_pidfd_wait(pid)) {
+		while (!(got = waitpid(pid, status, WNOHANG)) && ctl_ms_left())
+			usleep(CTL_REAP_STEP_MS * 1000);
+	}
+	if (!got)
+		got = waitpid(pid, status, WNOHANG);
+	if (!got) {
+		fprintf(stderr, "%s: %s: parsing took longer than %u s (--child-timeout); stopped\n",
+			ctl_prog, ctl_waiting.name, ctl_child_timeout_s);
+		kill(pid, SIGKILL);
+		got = waitpid(pid, status, 0);
+		return got == pid ? 0 : -1;
+	}
+	if (got == pid && WIFSIGNALED(*status))
+		ctl_child_killed(WTERMSIG(*status));
+	return got == pid ? 0 : -1;
+}
+
+static int ctl_cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Close descriptors @lo to @hi (inclusive; ~0U: all from @lo on). */
+static void ctl_close_range(unsigned int lo, unsigned int hi)
+{
+	long open_max = sysconf(_SC_OPEN_MAX);
+
+#ifdef __NR_close_range
+	if (!syscall(__NR_close_range, lo, hi, 0))
+		return;
+#endif
+	/* Without close_range() (before 5.9): one by one. */
+	if (open_max > 0 && hi >= open_max)
+		hi = open_max - 1;
+	for (; lo <= hi; lo++)
+		close(lo);
+}
+
+/* Close every descriptor but the @nr in @keep. */
+static void ctl_keep_only(int *keep, int nr)
+{
+	unsigned int lo = 0;
+	int i;
+
+	qsort(keep, nr, sizeof(*keep), ctl_cmp_int);
+	for (i = 0; i < nr; lo = keep[i++] + 1)
+		if ((unsigned int)keep[i] > lo)
+			ctl_close_range(lo, keep[i] - 1);
+	ctl_close_range(lo, ~0U);
+}
+
+/**
+ * ctl_child_keep() - close every descriptor but the file, pipes, stderr
+ * @fd: the file
+ * @out: the pipe to the parent
+ * @in: the pipe from the parent
+ */
+void ctl_child_keep(int fd, int out, int in)
+{
+	int keep[] = { STDERR_FILENO, fd, out, in };
+
+	ctl_parent = getppid();
+	ctl_keep_only(keep, ARRAY_SIZE(keep));
+}
+
+/* What parsing in memory needs: pipes, malloc, exit. */
+static const int ctl_allowed[] = {
+	__NR_read, __NR_write, __NR_close, __NR_lseek,
+	__NR_mmap, __NR_munmap, __NR_mremap, __NR_brk, __NR_madvise,
+	__NR_exit, __NR_exit_group, __NR_rt_sigreturn,
+#ifdef __NR_pread64
+	__NR_pread64,
+#endif
+#ifdef __NR_writev
+	__NR_writev,
+#endif
+#ifdef __NR_fstat
+	__NR_fstat,
+#endif
+#ifdef __NR_newfstatat
+	__NR_newfstatat,
+#endif
+#ifdef __NR_sigreturn
+	__NR_sigreturn,
+#endif
+	/* glibc's qsort() asks for the memory size before 2.37. */
+	__NR_sysinfo,
+};
+
+#ifdef CTL_AUDIT_ARCH
+/* The filter's instructions besides a jump per allowed call. */
+#define CTL_FILTER_FIXED	6
+
+/* Allow ctl_allowed[] of this architecture; kill on anything else. */
+static int ctl_seccomp(void)
+{
+	struct sock_filter f[ARRAY_SIZE(ctl_allowed) + CTL_FILTER_FIXED];
+	struct sock_fprog prog = { .filter = f };
+	unsigned int i, n = 0, nr = ARRAY_SIZE(ctl_allowed);
+
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, arch));
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		CTL_AUDIT_ARCH, 1, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, nr));
+	/* Each match jumps to the ALLOW at the end. */
+	for (i = 0; i < nr; i++)
+		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			ctl_allowed[i], nr - i, 0);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		SECCOMP_RET_KILL_PROCESS);
+	f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		SECCOMP_RET_ALLOW);
+	prog.len = n;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+#else
+/* No filter where the architecture's table is not known (design.rst). */
+static int ctl_seccomp(void)
+{
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+#endif
+
+/*
+ * For selftests/sframectl_daemon_trust.sh: with SFRAMECTL_TEST_CHILD set
+ * (by root, in the daemon's environment) to "spin:NAME" the child for the
+ * file NAME spins instead of parsing; to "syscall:NAME" it opens a file.
+ */
+static void ctl_test_hook(const char *name)
+{
+	const char *t = getenv(CTL_TEST_ENV), *colon;
+
+	colon = t ? strchr(t, ':') : NULL;
+	if (!colon || strcmp(colon + 1, name))
+		return;
+	if (!strncmp(t, "spin:", colon - t + 1))
+		for (;;)	/* a constant condition: not optimised away */
+			;
+	if (!strncmp(t, "syscall:", colon - t + 1))
+		open("/", O_RDONLY);
+}
+
+/**
+ * ctl_child_confine() - the child's limits and system call filter
+ * @fd: the file, read already: closed here
+ * @name: the file, for the test hook
+ *
+ * Called once the file is in memory and root given up.  The child dies
+ * with its parent too.
+ *
+ * Return: 0, or -1 (errno set).
+ */
+int ctl_child_confine(int fd, const char *name)
+{
+	struct rlimit cpu = { CTL_CHILD_CPU_S, CTL_CHILD_CPU_S };
+	struct rlimit mem = { CTL_CHILD_MEM, CTL_CHILD_MEM };
+	struct rlimit none = { 0, 0 };
+
+	if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &mem) ||
+	    setrlimit(RLIMIT_NPROC, &none) || setrlimit(RLIMIT_NOFILE, &none))
+		return -1;
+	/* Killed with its parent (a daemon's worker, say); set past setuid(). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != ctl_parent)
+		return -1;
+	close(fd);
+	if (ctl_seccomp())
+		return -1;
+	ctl_test_hook(name);
+	return 0;
+}

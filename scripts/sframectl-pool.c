@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's workers: files parsed in parallel, owners served in turn.
+ *
+ * Each file the daemon is told of becomes a job: the file, opened at once
+ * (without blocking) so that it outlives the process that mapped it, its
+ * key and owner.  Up to CTL_WORKERS jobs run at a time, each in a worker
+ * process that registers the file as sframectl add does (its own parsing
+ * child, its own deadline) and writes what came of it to a pipe the
+ * daemon polls.  A file that spins or stalls holds one worker until its
+ * deadline, not the daemon.  The next job is the oldest of the owner with
+ * the fewest workers, so one user's flood of files waits behind itself;
+ * the queue takes at most CTL_QUEUE_PER_OWNER jobs of one owner and
+ * CTL_QUEUE_MAX in all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sframectl.h"
+
+/* What a worker tells the daemon when it is done. */
+struct ctl_done {
+	pid_t pid;
+	int res;		/* enum ctl_result */
+};
+
+static int ctl_owner_running(const struct ctl_pool *p, unsigned int owner)
+{
+	int i, n = 0;
+
+	for (i = 0; i < CTL_WORKERS; i++)
+		n += p->run[i].pid > 0 && p->run[i].owner == owner;
+	return n;
+}
+
+static size_t ctl_owner_queued(const struct ctl_pool *p, unsigned int owner)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr; i++)
+		n += p->queue[i].owner == owner;
+	return n;
+}
+
+/**
+ * ctl_pool_init() - an empty pool
+ * @p: the pool
+ *
+ * Return: 0, or -1 if its pipe cannot be made.
+ */
+int ctl_pool_init(struct ctl_pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->queue = calloc(CTL_QUEUE_MAX, sizeof(*p->queue));
+	if (!p->queue || pipe2(p->done, O_CLOEXEC | O_NONBLOCK)) {
+		free(p->queue);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * ctl_pool_add() - queue a file
+ * @p: the pool
+ * @j: the job: its key (with the owner), mapped path, name and time stamp;
+ *	the file is opened here
+ *
+ * Return: false if the queue has no room for it (or its owner's share).
+ */
+bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j)
+{
+	struct ctl_job *q;
+
+	if (p->nr == CTL_QUEUE_MAX ||
+	    ctl_owner_queued(p, j->owner) >= CTL_QUEUE_PER_OWNER)
+		return false;
+	q = &p->queue[p->nr];
+	*q = *j;
+	q->pid = 0;
+	q->reaped = false;
+	q->name = strdup(j->name);
+	if (!q->name)
+		return false;
+	p->nr++;
+	/* Failing here, the worker tries the path and says why. */
+	q->fd = ctl_open_file(q->mapped);
+	return true;
+}
+
+/* The next job: the oldest of the owner with the fewest workers. */
+static size_t ctl_pool_pick(const struct ctl_pool *p)
+{
+	size_t i, best = 0;
+	int n, fewest = CTL_WORKERS + 1;
+
+	for (i = 0; i < p->nr; i++) {
+		n = ctl_owner_running(p, p->queue[i].owner);
+		if (n < fewest) {
+			fewest = n;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The worker: register the file of @j and tell the daemon how it went. */
+static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
+{
+	struct ctl_done d = { .pid = getpid(), .res = CTL_FAILED };
+	char path[CTL_MAPPED_MAX];
+	int dev = ctl_open_dev();
+
+	if (j->fd >= 0)
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
+	else
+		snprintf(path, sizeof(path), "%s", j->mapped);
+	if (dev >= 0)
+		d.res = ctl_add_one(dev, path, j->name, 0, true);
+	fflush(NULL);
+	if (write(p->done[1], &d, sizeof(d)) != sizeof(d))
+		_exit(1);
+	_exit(0);
+}
+
+/* Start the job at @i of the queue in worker slot @w. */
+static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
+{
+	struct ctl_job j = p->queue[i];
+	pid_t pid;
+
+	memmove(&p->queue[i], &p->queue[i + 1],
+		(p->nr - i - 1) * sizeof(*p->queue));
+	p->nr--;
+	fflush(NULL);
+	pid = fork();
+	if (!pid)
+		ctl_worker(p, &j);
+	if (j.fd >= 0)
+		close(j.fd);
+	free(j.name);
+	j.name = NULL;
+	if (pid < 0) {
+		j.res = CTL_FAILED;
+		p->finished(p->ctx, &j);
+		return;
+	}
+	p->run[w] = j;
+	p->run[w].pid = pid;
+	p->run[w].fd = -1;
+}
+
+/**
+ * ctl_pool_run() - start queued jobs while workers are free
+ * @p: the pool
+ */
+void ctl_pool_run(struct ctl_pool *p)
+{
+	int w;
+
+	for (w = 0; w < CTL_WORKERS && p->nr; w++)
+		if (p->run[w].pid <= 0)
+			ctl_pool_start(p, ctl_pool_pick(p), w);
+}
+
+/* The job of worker slot @w ended with @res: tell p->finished. */
+static void ctl_pool_end(struct ctl_pool *p, int w, int res)
+{
+	if (!p->run[w].reaped)
+		waitpid(p->run[w].pid, NULL, 0);
+	p->run[w].pid = 0;
+	p->run[w].reaped = false;
+	p->run[w].res = res;
+	p->finished(p->ctx, &p->run[w]);
+}
+
+/* Read the workers' reports. */
+static void ctl_pool_read(struct ctl_pool *p)
+{
+	struct ctl_done d;
+	int w;
+
+	while (read(p->done[0], &d, sizeof(d)) == sizeof(d))
+		for (w = 0; w < CTL_WORKERS; w++)
+			if (p->run[w].pid > 0 && p->run[w].pid == d.pid)
+				ctl_pool_end(p, w, d.res);
+}
+
+/**
+ * ctl_pool_reap() - handle what the workers reported, start more
+ * @p: the pool
+ *
+ * A worker that ended without a report (killed) counts as failed.
+ */
+void ctl_pool_reap(struct ctl_pool *p)
+{
+	int w;
+
+	ctl_pool_read(p);
+	for (w = 0; w < CTL_WORKERS; w++)
+		if (p->run[w].pid > 0 &&
+		    waitpid(p->run[w].pid, NULL, WNOHANG) == p->run[w].pid)
+			p->run[w].reaped = true;
+	ctl_pool_read(p);	/* what those wrote before they ended */
+	for (w = 0; w < CTL_WORKERS; w++)
+		if (p->run[w].pid > 0 && p->run[w].reaped)
+			ctl_pool_end(p, w, CTL_FAILED);
+	ctl_pool_run(p);
+}
+
+/**
+ * ctl_pool_stop() - end the workers (their children with them) and drop
+ *	the queue
+ * @p: the pool
+ */
+void ctl_pool_stop(struct ctl_pool *p)
+{
+	size_t i;
+	int w;
+
+	for (w = 0; w < CTL_WORKERS; w++) {
+		if (p->run[w].pid <= 0)
+			continue;
+		kill(p->run[w].pid, SIGKILL);
+		waitpid(p->run[w].pid, NULL, 0);
+	}
+	for (i = 0; i < p->nr; i++) {
+		if (p->queue[i].fd >= 0)
+			close(p->queue[i].fd);
+		free(p->queue[i].name);
+	}
+	free(p->queue);
+	close(p->done[0]);
+	close(p->done[1]);
+}

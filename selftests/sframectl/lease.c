@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfu_lease FILE SECONDS: take a write lease on FILE, which the caller
+ * owns, and map its text segment executable, as a user who wants the
+ * root daemon to wait for the lease break would; print "ready", then hold
+ * both for SECONDS.  The lease break's notice (SIGIO) is ignored, so
+ * whoever opens the file blocking waits until the kernel gives up on it
+ * (/proc/sys/fs/lease-break-time).  sframectl_daemon_trust.sh runs it as
+ * uid 1000.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The first executable PT_LOAD of the ELF file @fd; 0 or -1. */
+static int text_segment(int fd, Elf64_Phdr *text)
+{
+	Elf64_Ehdr eh;
+	int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    eh.e_phentsize != sizeof(*text))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, text, sizeof(*text),
+			  eh.e_phoff + i * sizeof(*text)) != sizeof(*text))
+			return -1;
+		if (text->p_type == PT_LOAD && (text->p_flags & PF_X))
+			return 0;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE), off;
+	Elf64_Phdr text;
+	int fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: sfu_lease FILE SECONDS\n");
+		return 2;
+	}
+	signal(SIGIO, SIG_IGN);
+	fd = open(argv[1], O_RDWR);
+	if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK)) {
+		perror(argv[1]);
+		return 1;
+	}
+	if (text_segment(fd, &text)) {
+		fprintf(stderr, "%s: no executable segment\n", argv[1]);
+		return 1;
+	}
+	off = text.p_offset & ~(page - 1);
+	if (mmap(NULL, text.p_filesz + text.p_offset - off,
+		 PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off) == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	sleep(atoi(argv[2]));
+	return 0;
+}
