@@ -23,24 +23,13 @@ n_exec=${BENCH_EXEC:-100}
 ctl=/tmp/sframectl		# in the chroot
 cache=/tmp/sfu-bench-cache	# in the chroot
 log=/tmp/bench_daemon.log
+daemon_log=$log			# for wait_log
 res=/tmp/bench_daemon
 rm -rf "$res" "/host$cache" && mkdir -p "$res" || exit 1
 
 fail() {
 	echo "# bench_daemon: $*"
 	exit 1
-}
-
-# wait_log TENTHS REGEX [COUNT]: the daemon's log has COUNT such lines.
-wait_log() {
-	local i=0
-
-	while [ "$i" -lt "$1" ]; do
-		[ "$(grep -cE "$2" "$log")" -ge "${3:-1}" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
 }
 
 # quiet: wait until the daemon's log has not grown for two seconds.

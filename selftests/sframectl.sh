@@ -72,10 +72,6 @@ secs=3
 psecs=6
 [ "$(uname -m)" = s390x ] && secs=12 psecs=8
 
-in_host() {
-	chroot /host "$@"
-}
-
 # share RUN [COMM]: "reaching total" over the samples of RUN whose
 # command is COMM (default python3), not counting those of the program's
 # start, which cannot reach main yet: stacks through execve or ld.so's
@@ -334,19 +330,6 @@ at_least() {
 
 at_most() {
 	[ "$2" -gt 0 ] && [ $(($1 * 100)) -le $(($3 * $2)) ]
-}
-
-# wait_log TENTHS REGEX [COUNT]: the daemon's log has COUNT lines
-# matching REGEX (default 1).
-wait_log() {
-	local i=0
-
-	while [ "$i" -lt "$1" ]; do
-		[ "$(grep -cE "$2" "$out.daemon")" -ge "${3:-1}" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
 }
 
 daemon_resumed() {
