@@ -55,9 +55,10 @@ ENCODER_SRCS	:= kernel/sframe_encode.c
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
-		   scripts/sha256.c
+		   scripts/sha256.c scripts/tests/ctl-cache-test.c \
+		   scripts/sframectl-cache.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
-		   scripts/sha256.h
+		   scripts/sha256.h scripts/sframectl.h
 
 GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 		   scripts/elf-embed.c scripts/sframe-reenc.c
