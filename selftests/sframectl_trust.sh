@@ -9,8 +9,9 @@
 #   refused       a section the module refuses (max_section_bytes below
 #                 every section) is not cached
 #   directory     sync refuses a cache directory that uid 1000 owns, one
-#                 of root's with mode 0755, and a symbolic link to one of
-#                 root's: it says why and writes no entry there
+#                 of root's with mode 0755, and a symbolic link (in uid
+#                 1000's directory) to one of root's: it says why and
+#                 writes no entry there
 #   build-id      uid 1000 runs a copy of sleep carrying xz's build-id
 #                 while the daemon runs; then root's xz: the daemon
 #                 registers xz's own section (as add made it), not
@@ -172,10 +173,12 @@ check "a cache directory of uid 1000 is refused and not written" \
 mkdir -m 755 "/host$cache.open"
 check "a cache directory of mode 0755 is refused and not written" \
 	refuses_dir "$cache.open" "mode 0755 lets others in (chmod 700 it)"
+# The link in uid 1000's own directory, where fs.protected_symlinks
+# (sticky directories only) does not stop root from following it.
 mkdir -m 700 "/host$cache.target"
-as_user ln -s "$cache.target" "$cache.link"
+as_user ln -s "$cache.target" "$user/cache.link"
 check "a symbolic link as the cache directory is refused, its target not written" \
-	refuses_dir "$cache.link" "a symbolic link"
+	refuses_dir "$user/cache.link" "a symbolic link"
 
 # Start afresh: no sidecar, the daemon's sync makes them.
 unload
