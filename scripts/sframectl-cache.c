@@ -288,8 +288,8 @@ static bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
 
 /*
  * Read and check @want's entry, open at @fd: the section in *@bufp (to
- * free) and 0; 1 if the entry is whole but for other contents or another
- * writer (a miss, not a damaged entry); -1 if it is damaged.
+ * free) and 0; 1 if the entry is whole but was made from other contents
+ * (a miss, not a damaged entry); -1 if it is damaged.
  */
 static int ctl_cache_read(int fd, struct ctl_cache_sec *want, u8 **bufp)
 {
