@@ -97,10 +97,34 @@ static void sha256_store_be32(u8 *p, u32 v)
 	p[3] = v;
 }
 
+/* The working variables a..h of FIPS 180-4 6.2.2. */
+struct sha256_vars {
+	u32 a, b, c, d, e, f, g, h;
+};
+
+/* One round (FIPS 180-4 6.2.2 step 3) with the schedule word @w. */
+static inline void sha256_round(struct sha256_vars *v, u32 k, u32 w)
+{
+	u32 t1 = v->h + sha256_big_sigma1(v->e) + sha256_ch(v->e, v->f, v->g) +
+		 k + w;
+	u32 t2 = sha256_big_sigma0(v->a) + sha256_maj(v->a, v->b, v->c);
+
+	v->h = v->g;
+	v->g = v->f;
+	v->f = v->e;
+	v->e = v->d + t1;
+	v->d = v->c;
+	v->c = v->b;
+	v->b = v->a;
+	v->a = t1 + t2;
+}
+
 /* Hash one 512-bit block into @h (FIPS 180-4 6.2.2). */
 static void sha256_block(u32 h[SFU_SHA256_WORDS], const u8 *block)
 {
-	u32 w[SHA256_ROUNDS], v[SFU_SHA256_WORDS], t1, t2;
+	struct sha256_vars v = { h[0], h[1], h[2], h[3],
+				 h[4], h[5], h[6], h[7] };
+	u32 w[SHA256_ROUNDS];
 	unsigned int i;
 
 	for (i = 0; i < SHA256_SCHEDULE_IN; i++)
@@ -108,18 +132,16 @@ static void sha256_block(u32 h[SFU_SHA256_WORDS], const u8 *block)
 	for (; i < SHA256_ROUNDS; i++)
 		w[i] = sha256_sigma1(w[i - 2]) + w[i - 7] +
 		       sha256_sigma0(w[i - 15]) + w[i - 16];
-	memcpy(v, h, sizeof(v));
-	/* v[0..7] are a..h. */
-	for (i = 0; i < SHA256_ROUNDS; i++) {
-		t1 = v[7] + sha256_big_sigma1(v[4]) +
-		     sha256_ch(v[4], v[5], v[6]) + sha256_k[i] + w[i];
-		t2 = sha256_big_sigma0(v[0]) + sha256_maj(v[0], v[1], v[2]);
-		memmove(v + 1, v, (SFU_SHA256_WORDS - 1) * sizeof(v[0]));
-		v[4] += t1;
-		v[0] = t1 + t2;
-	}
-	for (i = 0; i < SFU_SHA256_WORDS; i++)
-		h[i] += v[i];
+	for (i = 0; i < SHA256_ROUNDS; i++)
+		sha256_round(&v, sha256_k[i], w[i]);
+	h[0] += v.a;
+	h[1] += v.b;
+	h[2] += v.c;
+	h[3] += v.d;
+	h[4] += v.e;
+	h[5] += v.f;
+	h[6] += v.g;
+	h[7] += v.h;
 }
 
 void sfu_sha256_init(struct sfu_sha256 *s)
