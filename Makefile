@@ -54,8 +54,11 @@ DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
 ENCODER_SRCS	:= kernel/sframe_encode.c
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
-		   scripts/tests/kunit-host.c
-TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h
+		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
+		   scripts/sha256.c scripts/tests/ctl-cache-test.c \
+		   scripts/sframectl-cache.c
+TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
+		   scripts/sha256.h scripts/sframectl.h
 
 GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 		   scripts/elf-embed.c scripts/sframe-reenc.c
@@ -65,8 +68,8 @@ GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
-		   $(GEN_LIB_SRCS)
-CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h \
+		   scripts/sha256.c $(GEN_LIB_SRCS)
+CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl

@@ -4,27 +4,45 @@
  *
  * Each entry is a file DIR/<build-id in hex>.sframe: a header (magic, the
  * format of the entry, the version of sframectl that made it, the build-id,
- * the section's link-time address, length and checksum) and the section.  An entry
- * is written to a temporary file in DIR and renamed over its name, so a
- * reader sees a whole entry or none.  On load everything is checked: the
+ * who could write the file it was made from, that file's SHA-256, the
+ * section's link-time address, length and checksum) and the section.  An
+ * entry is written to a temporary file in DIR and renamed over its name, so
+ * a reader sees a whole entry or none.  On load everything is checked: the
  * header, the length against the file's size, and the section itself with
  * the decoder the module uses; an entry that fails any check is removed
  * and made again.  An entry made by another version of sframectl is made
  * again too, so a fixed generator replaces what an older one wrote.
  *
+ * A build-id is bytes in a file that anyone may write, so it only names an
+ * entry; what binds the entry to a file is the digest of the file's whole
+ * contents, computed here (by the root parent, never by the child that
+ * parses the file) from the descriptor that is registered, and compared on
+ * every hit: another file with the same build-id misses and gets a section
+ * of its own.  The digest is taken before the child reads the file, so the
+ * owner of a file could change it in between: an entry is therefore kept
+ * for the one user who could write the file (its owner; root's entries are
+ * named DIR/<build-id>.sframe, another user's DIR/<build-id>.u<uid>.sframe)
+ * and served to files of that owner only, except root's, which serve every
+ * file with the same contents.  Files that group or others may write, or
+ * that live on FUSE (whose server makes up owners and contents), are not
+ * cached.  An entry is stored only once the module accepted its section.
+ *
  * The directory is bounded: after each store, entries are removed oldest
  * first (by modification time, which a hit refreshes) until the total is
  * within the limit.  Files without a build-id are not cached: nothing
- * names their contents.
+ * names their contents.  The directory itself must be root's and no one
+ * else's (mode 0700 or stricter, not a symbolic link), or it is not used.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "../include/sframe/decode.h"
@@ -32,9 +50,23 @@
 #include "sframectl.h"
 
 #define CTL_CACHE_MAGIC		"SFUCACHE"
-#define CTL_CACHE_FORMAT	1
+/* 2: the writer and the digest of the file. */
+#define CTL_CACHE_FORMAT	2
 #define CTL_CACHE_SUFFIX	".sframe"
 #define CTL_CACHE_VERSION_MAX	32
+/* DIR/<build-id>[.u<uid>].sframe */
+#define CTL_CACHE_NAME_MAX	(2 * SFRAME_UNWIND_BUILD_ID_MAX + \
+				 sizeof(".u4294967295") + \
+				 sizeof(CTL_CACHE_SUFFIX))
+/* The cache directory's mode: its owner's alone, group and others out. */
+#define CTL_CACHE_DIR_MODE	0700
+#define CTL_CACHE_DIR_OTHERS	0077
+/* The longest reason a directory is refused for. */
+#define CTL_CACHE_WHY_MAX	64
+/* Mode bits that let users besides a file's owner write it. */
+#define CTL_MODE_OTHERS_WRITE	0022
+/* The file is read in pieces of this size to digest it. */
+#define CTL_DIGEST_CHUNK	(64 << 10)
 /* FNV-1a, 64 bits: catches a damaged entry, not a forged one. */
 #define CTL_FNV_OFFSET		0xcbf29ce484222325ULL
 #define CTL_FNV_PRIME		0x100000001b3ULL
@@ -44,6 +76,8 @@ struct ctl_cache_hdr {
 	u32 format;
 	u32 build_id_len;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u32 writer;				/* who could write the file */
+	u8 digest[SFU_SHA256_DIGEST_SIZE];	/* of the file */
 	char version[CTL_CACHE_VERSION_MAX];	/* sframectl's, NUL-padded */
 	u64 vaddr;
 	u64 len;
@@ -56,6 +90,53 @@ struct ctl_cache_ent {
 	off_t size;
 	struct timespec mtime;
 };
+
+/* The cache directory @dir is refused: say why and what to do. */
+static int ctl_cache_refuse(const char *dir, const char *why)
+{
+	fprintf(stderr, "%s: cache %s: %s; going on without a cache (give a directory of root's, mode 0700, with --cache DIR, or --no-cache)\n",
+		ctl_prog, dir, why);
+	return -1;
+}
+
+/*
+ * Is the directory open at @fd root's (sframectl's user's) alone?  Others
+ * could otherwise plant entries in it or swap them between check and use.
+ */
+static int ctl_cache_dir_check(int fd, const char *dir)
+{
+	char why[CTL_CACHE_WHY_MAX];
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return ctl_cache_refuse(dir, strerror(errno));
+	if (st.st_uid != geteuid()) {
+		snprintf(why, sizeof(why), "owned by uid %u, not root",
+			 (unsigned int)st.st_uid);
+		return ctl_cache_refuse(dir, why);
+	}
+	if (st.st_mode & CTL_CACHE_DIR_OTHERS) {
+		snprintf(why, sizeof(why), "mode %04o lets others in (chmod 700 it)",
+			 (unsigned int)(st.st_mode & ~S_IFMT));
+		return ctl_cache_refuse(dir, why);
+	}
+	/* Can we write in it?  A read-only /var says so here. */
+	if (faccessat(fd, ".", W_OK, AT_EACCESS))
+		return ctl_cache_refuse(dir, strerror(errno));
+	return 0;
+}
+
+/* Why @dir could not be opened (as a directory, not following a link). */
+static int ctl_cache_open_failed(const char *dir)
+{
+	struct stat st;
+	int err = errno;
+
+	if ((err == ENOTDIR || err == ELOOP) && !lstat(dir, &st) &&
+	    S_ISLNK(st.st_mode))
+		return ctl_cache_refuse(dir, "a symbolic link");
+	return ctl_cache_refuse(dir, strerror(err));
+}
 
 /**
  * ctl_cache_open() - open (and make) the cache directory
@@ -73,22 +154,17 @@ int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes)
 	c->dir = dir;
 	c->max_bytes = max_bytes;
 	c->dirfd = -1;
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		goto fail;
-	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mkdir(dir, CTL_CACHE_DIR_MODE) && errno != EEXIST)
+		return ctl_cache_refuse(dir, strerror(errno));
+	c->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0)
-		goto fail;
-	/* Can we write in it?  A read-only /var says so here. */
-	if (faccessat(c->dirfd, ".", W_OK, AT_EACCESS)) {
+		return ctl_cache_open_failed(dir);
+	if (ctl_cache_dir_check(c->dirfd, dir)) {
 		close(c->dirfd);
 		c->dirfd = -1;
-		goto fail;
+		return -1;
 	}
 	return 0;
-fail:
-	fprintf(stderr, "%s: cache %s: %s; going on without a cache (give a writable directory with --cache DIR, or --no-cache)\n",
-		ctl_prog, dir, strerror(errno));
-	return -1;
 }
 
 void ctl_cache_close(struct ctl_cache *c)
@@ -98,13 +174,18 @@ void ctl_cache_close(struct ctl_cache *c)
 	c->dirfd = -1;
 }
 
-static void ctl_cache_name(const u8 *id, size_t id_len, char *name)
+/* The name of @writer's entry for build-id @id. */
+static void ctl_cache_name(const u8 *id, size_t id_len, u32 writer,
+			   char *name)
 {
 	size_t i;
 
 	for (i = 0; i < id_len; i++)
 		sprintf(name + 2 * i, "%02x", id[i]);
-	memcpy(name + 2 * id_len, CTL_CACHE_SUFFIX, sizeof(CTL_CACHE_SUFFIX));
+	name += 2 * id_len;
+	if (writer)
+		name += sprintf(name, ".u%u", (unsigned int)writer);
+	memcpy(name, CTL_CACHE_SUFFIX, sizeof(CTL_CACHE_SUFFIX));
 }
 
 static u64 ctl_cache_sum(const u8 *buf, u64 len)
@@ -116,18 +197,78 @@ static u64 ctl_cache_sum(const u8 *buf, u64 len)
 	return h;
 }
 
-static void ctl_cache_hdr_init(struct ctl_cache_hdr *h, const u8 *id,
-			       size_t id_len, u64 vaddr, u64 len, u64 sum)
+/* The section an entry holds, and what it was made from. */
+struct ctl_cache_sec {
+	const u8 *id;
+	size_t id_len;
+	u32 writer;
+	const u8 *digest;
+	u64 vaddr, len, sum;
+};
+
+static void ctl_cache_hdr_init(struct ctl_cache_hdr *h,
+			       const struct ctl_cache_sec *e)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, CTL_CACHE_MAGIC, sizeof(h->magic));
 	h->format = CTL_CACHE_FORMAT;
-	h->build_id_len = id_len;
-	memcpy(h->build_id, id, id_len);
+	h->build_id_len = e->id_len;
+	memcpy(h->build_id, e->id, e->id_len);
+	h->writer = e->writer;
+	memcpy(h->digest, e->digest, sizeof(h->digest));
 	snprintf(h->version, sizeof(h->version), "%s", SFU_VERSION);
-	h->vaddr = vaddr;
-	h->len = len;
-	h->sum = sum;
+	h->vaddr = e->vaddr;
+	h->len = e->len;
+	h->sum = e->sum;
+}
+
+/* The SHA-256 of the @size bytes of the file open at @fd; 0 or -1. */
+static int ctl_cache_digest(int fd, u64 size, u8 *digest)
+{
+	struct sfu_sha256 s;
+	u64 off = 0;
+	ssize_t n;
+	u8 *buf;
+
+	buf = malloc(CTL_DIGEST_CHUNK);
+	if (!buf)
+		return -1;
+	sfu_sha256_init(&s);
+	while (off < size) {
+		n = pread(fd, buf, size - off < CTL_DIGEST_CHUNK ?
+			  size - off : CTL_DIGEST_CHUNK, off);
+		if (n <= 0)
+			break;
+		sfu_sha256_update(&s, buf, n);
+		off += n;
+	}
+	free(buf);
+	sfu_sha256_final(&s, digest);
+	return off == size ? 0 : -1;
+}
+
+/*
+ * Who alone could have written the file open at @fd, and its digest:
+ * false if the file is not to be cached (others may write it, it is on
+ * FUSE, or it cannot be read).  Taken once per file, when first needed.
+ */
+static bool ctl_cache_file_ok(struct ctl_cache_file *f)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (f->digested)
+		return f->cacheable;
+	f->digested = true;
+	f->cacheable = false;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & CTL_MODE_OTHERS_WRITE) ||
+	    (u64)st.st_size > CTL_FILE_MAX ||
+	    fstatfs(f->fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC)
+		return false;
+	f->writer = st.st_uid;
+	f->cacheable = !ctl_cache_digest(f->fd, st.st_size, f->digest);
+	return f->cacheable;
 }
 
 /* Does @buf hold a section of this machine that the decoder accepts? */
@@ -146,13 +287,14 @@ static bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
 }
 
 /*
- * Read and check the entry open at @fd; the section in *@bufp (to free),
- * or -1.
+ * Read and check @want's entry, open at @fd: the section in *@bufp (to
+ * free) and 0; 1 if the entry is whole but was made from other contents
+ * (a miss, not a damaged entry); -1 if it is damaged.
  */
-static int ctl_cache_read(int fd, const u8 *id, size_t id_len, u8 **bufp,
-			  u64 *lenp, u64 *vaddrp)
+static int ctl_cache_read(int fd, struct ctl_cache_sec *want, u8 **bufp)
 {
-	struct ctl_cache_hdr want, h;
+	struct ctl_cache_hdr expect, h;
+	struct ctl_cache_sec got;
 	struct stat st;
 	u8 *buf;
 
@@ -160,10 +302,17 @@ static int ctl_cache_read(int fd, const u8 *id, size_t id_len, u8 **bufp,
 	    (u64)st.st_size < sizeof(h) ||
 	    pread(fd, &h, sizeof(h), 0) != sizeof(h))
 		return -1;
-	ctl_cache_hdr_init(&want, id, id_len, h.vaddr, h.len, h.sum);
-	if (memcmp(&h, &want, sizeof(h)) || !h.len ||
+	got = *want;
+	got.digest = h.digest;
+	got.vaddr = h.vaddr;
+	got.len = h.len;
+	got.sum = h.sum;
+	ctl_cache_hdr_init(&expect, &got);
+	if (memcmp(&h, &expect, sizeof(h)) || !h.len ||
 	    h.len > CTL_SECTION_MAX || h.len != st.st_size - sizeof(h))
 		return -1;
+	if (memcmp(h.digest, want->digest, sizeof(h.digest)))
+		return 1;
 	buf = malloc(h.len);
 	if (!buf)
 		return -1;
@@ -174,48 +323,70 @@ static int ctl_cache_read(int fd, const u8 *id, size_t id_len, u8 **bufp,
 		return -1;
 	}
 	*bufp = buf;
-	*lenp = h.len;
-	*vaddrp = h.vaddr;
+	want->vaddr = h.vaddr;
+	want->len = h.len;
 	return 0;
 }
 
+/* Load @want's entry (its writer's); 0 on a hit, else -1. */
+static int ctl_cache_load_as(struct ctl_cache *c, struct ctl_cache_sec *want,
+			     u8 **bufp)
+{
+	char name[CTL_CACHE_NAME_MAX];
+	int fd, ret;
+
+	ctl_cache_name(want->id, want->id_len, want->writer, name);
+	fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = ctl_cache_read(fd, want, bufp);
+	if (ret < 0) {
+		fprintf(stderr, "%s: cache %s/%s: not a valid entry; removed\n",
+			ctl_prog, c->dir, name);
+		unlinkat(c->dirfd, name, 0);
+	} else if (!ret) {
+		futimens(fd, NULL);
+		c->hits++;
+	}
+	close(fd);
+	return ret ? -1 : 0;
+}
+
 /**
- * ctl_cache_load() - the cached section of a build-id
+ * ctl_cache_load() - the cached section of a file
  * @c: the cache
- * @id: the file's build-id
+ * @f: the file, as the cache knows it (its descriptor set)
+ * @id: its build-id
  * @id_len: its length (0: not cached)
  * @bufp: the section, malloc()ed, on success
  * @lenp: its length
  * @vaddrp: its link-time address
  *
- * A hit refreshes the entry's age.  An entry that fails a check is
- * removed.
+ * Root's entry of the build-id serves any file with the same contents;
+ * the entry of the file's owner, a file of that owner only.  A hit
+ * refreshes the entry's age.  An entry that fails a check is removed;
+ * one made from other contents is a miss.
  *
  * Return: 0 on a hit, -1 on a miss.
  */
-int ctl_cache_load(struct ctl_cache *c, const u8 *id, size_t id_len,
-		   u8 **bufp, u64 *lenp, u64 *vaddrp)
+int ctl_cache_load(struct ctl_cache *c, struct ctl_cache_file *f,
+		   const u8 *id, size_t id_len, u8 **bufp, u64 *lenp,
+		   u64 *vaddrp)
 {
-	char name[2 * SFRAME_UNWIND_BUILD_ID_MAX + sizeof(CTL_CACHE_SUFFIX)];
-	int fd, ret;
+	struct ctl_cache_sec want = { .id = id, .id_len = id_len };
 
-	if (c->dirfd < 0 || !id_len)
+	if (c->dirfd < 0 || !id_len || !ctl_cache_file_ok(f))
 		return -1;
-	ctl_cache_name(id, id_len, name);
-	fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = ctl_cache_read(fd, id, id_len, bufp, lenp, vaddrp);
-	if (ret) {
-		fprintf(stderr, "%s: cache %s/%s: not a valid entry; removed\n",
-			ctl_prog, c->dir, name);
-		unlinkat(c->dirfd, name, 0);
-	} else {
-		futimens(fd, NULL);
-		c->hits++;
+	want.digest = f->digest;
+	if (ctl_cache_load_as(c, &want, bufp)) {
+		want.writer = f->writer;
+		if (!f->writer || ctl_cache_load_as(c, &want, bufp))
+			return -1;
 	}
-	close(fd);
-	return ret;
+	f->hit = true;
+	*lenp = want.len;
+	*vaddrp = want.vaddr;
+	return 0;
 }
 
 static int ctl_cache_ent_cmp(const void *a, const void *b)
@@ -307,35 +478,44 @@ static int ctl_write_all(int fd, const void *buf, size_t len)
 }
 
 /**
- * ctl_cache_store() - keep a section for a build-id
+ * ctl_cache_store() - keep a section the module accepted for a file
  * @c: the cache
- * @id: the file's build-id
+ * @f: the file, as ctl_cache_load() left it
+ * @id: its build-id
  * @id_len: its length (0: not cached)
  * @buf: the section
  * @len: its length
  * @vaddr: its link-time address
  *
- * Written to a temporary file, then renamed over the entry's name; the
- * oldest entries then go until the cache is within its bound.  A failure
- * is reported and otherwise ignored: the cache only saves work.
+ * Kept as the entry of the file's writer, unless the section came from
+ * the cache or the file is not cached.  Written to a temporary file, then
+ * renamed over the entry's name; the oldest entries then go until the
+ * cache is within its bound.  A failure is reported and otherwise
+ * ignored: the cache only saves work.
  */
-void ctl_cache_store(struct ctl_cache *c, const u8 *id, size_t id_len,
-		     const u8 *buf, u64 len, u64 vaddr)
+void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
+		     const u8 *id, size_t id_len, const u8 *buf, u64 len,
+		     u64 vaddr)
 {
-	char name[2 * SFRAME_UNWIND_BUILD_ID_MAX + sizeof(CTL_CACHE_SUFFIX)];
-	char tmp[sizeof(name) + 32];
+	struct ctl_cache_sec e = { .id = id, .id_len = id_len,
+				   .vaddr = vaddr, .len = len };
+	char name[CTL_CACHE_NAME_MAX], tmp[CTL_CACHE_NAME_MAX + 32];
 	struct ctl_cache_hdr h;
 	int fd;
 
-	if (c->dirfd < 0 || !id_len || sizeof(h) + len > c->max_bytes)
+	if (c->dirfd < 0 || !id_len || f->hit ||
+	    sizeof(h) + len > c->max_bytes || !ctl_cache_file_ok(f))
 		return;
-	ctl_cache_name(id, id_len, name);
+	e.writer = f->writer;
+	e.digest = f->digest;
+	e.sum = ctl_cache_sum(buf, len);
+	ctl_cache_name(id, id_len, e.writer, name);
 	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 		    0600);
 	if (fd < 0)
 		goto fail;
-	ctl_cache_hdr_init(&h, id, id_len, vaddr, len, ctl_cache_sum(buf, len));
+	ctl_cache_hdr_init(&h, &e);
 	if (ctl_write_all(fd, &h, sizeof(h)) || ctl_write_all(fd, buf, len) ||
 	    fsync(fd)) {
 		close(fd);

@@ -48,8 +48,6 @@
 
 #define CTL_EXIT_USAGE		2
 #define CTL_NOBODY		65534
-/* The largest file the child reads. */
-#define CTL_FILE_MAX		(1ULL << 30)
 #define CTL_QUERY_MAX		4096
 /* Exit codes of the child besides 0 (a section follows) and 1 (failed). */
 #define CTL_CHILD_HAS_SFRAME	3
@@ -250,7 +248,8 @@ static int ctl_reap(pid_t pid)
  * from the cache or from the child.
  */
 static int ctl_converse(pid_t pid, int in, int out, struct ctl_id *id,
-			u8 **bufp, u64 *lenp, u64 *vaddrp)
+			struct ctl_cache_file *cf, u8 **bufp, u64 *lenp,
+			u64 *vaddrp)
 {
 	char cmd = CTL_CMD_GENERATE;
 	int ret, reaped;
@@ -264,7 +263,7 @@ static int ctl_converse(pid_t pid, int in, int out, struct ctl_id *id,
 		ctl_reap(pid);
 		return -1;
 	}
-	hit = !ctl_cache_load(&ctl_cache, id->bytes, id->len, bufp, lenp,
+	hit = !ctl_cache_load(&ctl_cache, cf, id->bytes, id->len, bufp, lenp,
 			      vaddrp);
 	if (hit)
 		cmd = CTL_CMD_QUIT;
@@ -278,9 +277,6 @@ static int ctl_converse(pid_t pid, int in, int out, struct ctl_id *id,
 		ret = 0;	/* the child had nothing more to do */
 	else if (reaped)
 		ret = -1;	/* the child failed: trust nothing it wrote */
-	if (!hit && !ret)
-		ctl_cache_store(&ctl_cache, id->bytes, id->len, *bufp, *lenp,
-				*vaddrp);
 	if (ret && !hit && *bufp) {
 		free(*bufp);
 		*bufp = NULL;
@@ -294,7 +290,8 @@ static int ctl_converse(pid_t pid, int in, int out, struct ctl_id *id,
  * its own, or -1.
  */
 static int ctl_generate(int fd, const char *name, struct ctl_id *id,
-			u8 **bufp, u64 *lenp, u64 *vaddrp)
+			struct ctl_cache_file *cf, u8 **bufp, u64 *lenp,
+			u64 *vaddrp)
 {
 	int up[2], down[2], ret = -1;
 	pid_t pid;
@@ -316,7 +313,7 @@ static int ctl_generate(int fd, const char *name, struct ctl_id *id,
 	close(down[0]);
 	up[1] = down[0] = -1;
 	if (pid > 0)
-		ret = ctl_converse(pid, up[0], down[1], id, bufp, lenp,
+		ret = ctl_converse(pid, up[0], down[1], id, cf, bufp, lenp,
 				   vaddrp);
 	close(down[1]);
 close_up:
@@ -381,6 +378,7 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet)
 {
 	int fd = ctl_open_file(path);
+	struct ctl_cache_file cf = { .fd = fd };
 	enum ctl_result res = CTL_FAILED;
 	u64 len = 0, vaddr = 0;
 	struct ctl_id id;
@@ -398,7 +396,7 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			fd < 0 ? strerror(errno) : "not a regular file");
 		goto close_fd;
 	}
-	ret = ctl_generate(fd, name, &id, &buf, &len, &vaddr);
+	ret = ctl_generate(fd, name, &id, &cf, &buf, &len, &vaddr);
 	if (ret == -EEXIST) {
 		if (!quiet)
 			printf("%s: has SFrame of its own\n", name);
@@ -412,6 +410,10 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 	}
 	ret = ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags, &id,
 			     buf, len, vaddr);
+	/* Cached once the module took it: a section it refuses is not. */
+	if (!ret)
+		ctl_cache_store(&ctl_cache, &cf, id.bytes, id.len, buf, len,
+				vaddr);
 	free(buf);
 	if (ret == -EEXIST && !(flags & SFRAME_UNWIND_REPLACE) && quiet) {
 		res = CTL_ALREADY;

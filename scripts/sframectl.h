@@ -11,11 +11,14 @@
 
 #include "../include/sframe/env.h"
 #include "../include/uapi/linux/sframe_unwind.h"
+#include "sha256.h"
 
 #define CTL_PATH_MAX		4096
 #define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
 /* The most a section may be: the module's default max_section_bytes. */
 #define CTL_SECTION_MAX		(64ULL << 20)
+/* The largest file sframectl reads. */
+#define CTL_FILE_MAX		(1ULL << 30)
 #define CTL_CACHE_DIR		"/var/cache/sframe-unwind"
 #define CTL_CACHE_MAX		(256ULL << 20)
 /* How long a parsing child may take, wall clock (--child-timeout). */
@@ -105,6 +108,19 @@ struct ctl_cache {
 
 extern struct ctl_cache ctl_cache;
 
+/*
+ * The file being registered, as the cache knows it: set fd, zero the rest;
+ * the cache takes the rest from the descriptor when it first needs it.
+ */
+struct ctl_cache_file {
+	int fd;
+	bool digested;		/* cacheable, writer and digest are set */
+	bool cacheable;		/* one user alone can write it */
+	bool hit;		/* its section came from the cache */
+	u32 writer;		/* that user: the file's owner */
+	u8 digest[SFU_SHA256_DIGEST_SIZE];	/* of its contents */
+};
+
 /* CTL_BUSY: leased by its owner; to be tried again, not remembered. */
 enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED,
 		  CTL_BUSY };
@@ -141,9 +157,11 @@ void ctl_pool_stop(struct ctl_pool *p);
 
 int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes);
 void ctl_cache_close(struct ctl_cache *c);
-int ctl_cache_load(struct ctl_cache *c, const u8 *id, size_t id_len,
-		   u8 **bufp, u64 *lenp, u64 *vaddrp);
-void ctl_cache_store(struct ctl_cache *c, const u8 *id, size_t id_len,
-		     const u8 *buf, u64 len, u64 vaddr);
+int ctl_cache_load(struct ctl_cache *c, struct ctl_cache_file *f,
+		   const u8 *id, size_t id_len, u8 **bufp, u64 *lenp,
+		   u64 *vaddrp);
+void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
+		     const u8 *id, size_t id_len, const u8 *buf, u64 len,
+		     u64 vaddr);
 
 #endif /* _SCRIPTS_SFRAMECTL_H */

@@ -69,8 +69,8 @@ unwind_deferred unwind_signal unwind_budget unwind_unload_sleeper.sh
 unwind_unload_blocked.sh
 host_tools.sh
 perf_callchain.sh ftrace_userstack.sh trace_events.sh sidecar_unwind.sh
-perf_compat.sh sframectl.sh sframectl_daemon_trust.sh bpf_ustack.sh
-qsort_libc.sh security_kernel.sh stress.sh"
+perf_compat.sh sframectl.sh sframectl_trust.sh sframectl_daemon_trust.sh
+bpf_ustack.sh qsort_libc.sh security_kernel.sh stress.sh"
 skip=""
 hostfs=""
 [ "$kver" != debug ] && hostfs=1
@@ -613,6 +613,8 @@ for t in $tests; do
 	sframectl.sh) echo "$t 900" ;;
 	# Three daemon starts (each syncs) and waits of up to 40 s, under TCG.
 	sframectl_daemon_trust.sh) echo "$t 600" ;;
+	# Four syncs and a daemon's, sections of xz and libc made under TCG.
+	sframectl_trust.sh) echo "$t 900" ;;
 	# Up to eight perf runs and a dump of each, under TCG elsewhere.
 	perf_callchain.sh) echo "$t 600" ;;
 	# Four bpftrace runs of a few seconds, each of which takes one to

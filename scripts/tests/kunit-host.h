@@ -85,6 +85,7 @@ void kunit_host_fail(struct kunit *test, bool fatal, const char *file,
 #define KUNIT_ASSERT_NE(t, a, b)	KUNIT_HOST_BINOP(t, true, a, !=, b)
 #define KUNIT_ASSERT_GT(t, a, b)	KUNIT_HOST_BINOP(t, true, a, >, b)
 #define KUNIT_EXPECT_TRUE(t, c)		KUNIT_HOST_BINOP(t, false, !!(c), ==, 1)
+#define KUNIT_EXPECT_FALSE(t, c)	KUNIT_HOST_BINOP(t, false, !!(c), ==, 0)
 #define KUNIT_ASSERT_TRUE(t, c)		KUNIT_HOST_BINOP(t, true, !!(c), ==, 1)
 #define KUNIT_ASSERT_NOT_NULL(t, p)	KUNIT_HOST_BINOP(t, true, !!(p), ==, 1)
 

@@ -3,11 +3,11 @@
 # (busybox ash has local)
 #
 # Shared by the profiler selftests (perf_callchain.sh, ftrace_userstack.sh,
-# trace_events.sh, sidecar_unwind.sh) and sframectl's (sframectl.sh,
-# sframectl_daemon_trust.sh); installed as /selftests/perf/lib.sh: TAP
-# bookkeeping, loading and unloading the module, its counters, running in
-# the chroot /host and waiting for a daemon's log, and naming the frames
-# of sfu_chain from the symbol table the build wrote.
+# trace_events.sh, sidecar_unwind.sh) and sframectl's (sframectl*.sh);
+# installed as /selftests/perf/lib.sh: TAP bookkeeping, loading and
+# unloading the module, its counters, running Debian's programs at /host
+# and waiting on sframectl daemon's log, and naming the frames of
+# sfu_chain from the symbol table the build wrote.
 
 # shellcheck disable=SC2034  # used by the tests that source this
 {
@@ -57,19 +57,19 @@ unload() {
 	done
 }
 
-# in_host CMD...: CMD in the chroot /host, Debian's root (sframectl's
-# tests).
+# in_host CMD...: CMD in the root at /host (Debian's programs, perf).
 in_host() {
 	chroot /host "$@"
 }
 
-# wait_log TENTHS REGEX [COUNT]: within TENTHS tenths of a second the
-# file $daemon_log has COUNT lines matching REGEX (default 1).
+# wait_log TENTHS REGEX [COUNT]: within TENTHS tenths of a second, the
+# daemon's log ($daemon_log, by default $out.daemon) has COUNT lines
+# matching REGEX (default 1).
 wait_log() {
-	local i=0
+	local i=0 log="${daemon_log:-$out.daemon}"
 
 	while [ "$i" -lt "$1" ]; do
-		[ "$(grep -cE "$2" "$daemon_log")" -ge "${3:-1}" ] && return 0
+		[ "$(grep -cE "$2" "$log")" -ge "${3:-1}" ] && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl's cache (scripts/sframectl-cache.c) on the host, under ASan
+ * and UBSan: an entry serves only a file with the contents it was made
+ * from; a file others may write is not cached; a hit is not stored again;
+ * another user's entry is not served for root's file (as root only); and
+ * a cache directory that is not root's alone is refused.  The guest test
+ * selftests/sframectl_trust.sh runs the same attacks against the daemon.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kunit-host.h"
+#include "../sframectl.h"
+#include "../../include/sframe/decode.h"
+#include "../../include/sframe/format.h"
+#include "../../kunit/sframe_test_sections.h"
+
+#define CACHE_TEST_BASE_MAX	64
+#define CACHE_TEST_PATH_MAX	256
+#define CACHE_TEST_MAX_BYTES	(1 << 20)
+#define CACHE_TEST_MODE		0755
+#define CACHE_TEST_SHARED_MODE	0775
+#define CACHE_TEST_DIR_MODE	0700
+#define CACHE_TEST_PERMS	0777
+/* A user other than root, for the owner cases. */
+#define CACHE_TEST_UID		1000
+
+const char *ctl_prog = "ctl-cache-test";
+
+/* A scratch directory, a cache in it, and a section to keep. */
+struct cache_test {
+	char base[CACHE_TEST_BASE_MAX];
+	char dir[CACHE_TEST_PATH_MAX];
+	struct ctl_cache c;
+	u8 id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u8 sec[SFU_TEST_BUF_SIZE];
+	s64 len;
+};
+
+static void cache_test_path(struct cache_test *t, const char *name,
+			    char *path)
+{
+	snprintf(path, CACHE_TEST_PATH_MAX, "%s/%s", t->base, name);
+}
+
+/* A file of @t's scratch directory holding @text, of mode @mode. */
+static int cache_test_file(struct cache_test *t, const char *name,
+			   const char *text, mode_t mode)
+{
+	char path[CACHE_TEST_PATH_MAX];
+	int fd;
+
+	cache_test_path(t, name, path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) ||
+	    fchmod(fd, mode))
+		return -1;
+	return fd;
+}
+
+static void cache_test_init(struct kunit *test, struct cache_test *t)
+{
+	memset(t, 0, sizeof(*t));
+	snprintf(t->base, sizeof(t->base), "/tmp/ctl-cache-test.XXXXXX");
+	KUNIT_ASSERT_NOT_NULL(test, mkdtemp(t->base));
+	cache_test_path(t, "cache", t->dir);
+	KUNIT_ASSERT_EQ(test, ctl_cache_open(&t->c, t->dir,
+					     CACHE_TEST_MAX_BYTES), 0);
+	memset(t->id, 0xab, sizeof(t->id));
+	t->len = sfu_test_std_section(SFRAME_VERSION_3, sfu_native_abi(), true,
+				      t->sec, sizeof(t->sec), SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, t->len, 0);
+}
+
+static void cache_test_exit(struct cache_test *t)
+{
+	char cmd[CACHE_TEST_PATH_MAX + 16];
+
+	ctl_cache_close(&t->c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->base);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", t->base);
+}
+
+static void cache_test_store(struct cache_test *t, int fd)
+{
+	struct ctl_cache_file f = { .fd = fd };
+
+	ctl_cache_store(&t->c, &f, t->id, sizeof(t->id), t->sec, t->len,
+			SFU_TEST_VADDR);
+}
+
+/* Whether the file open at @fd gets the section from the cache. */
+static bool cache_test_hit(struct cache_test *t, int fd)
+{
+	struct ctl_cache_file f = { .fd = fd };
+	u64 len, vaddr;
+	u8 *buf;
+
+	if (ctl_cache_load(&t->c, &f, t->id, sizeof(t->id), &buf, &len,
+			   &vaddr))
+		return false;
+	free(buf);
+	return f.hit && len == (u64)t->len && vaddr == SFU_TEST_VADDR;
+}
+
+/* Same build-id, other contents: a miss, and the entry stays. */
+static void cache_test_contents(struct kunit *test)
+{
+	struct cache_test t;
+	int a, b;
+
+	cache_test_init(test, &t);
+	a = cache_test_file(&t, "a", "contents of a", CACHE_TEST_MODE);
+	b = cache_test_file(&t, "b", "contents of b", CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, a >= 0 && b >= 0);
+	KUNIT_EXPECT_FALSE(test, cache_test_hit(&t, a));
+	cache_test_store(&t, a);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 1U);
+	KUNIT_EXPECT_FALSE(test, cache_test_hit(&t, b));
+	KUNIT_EXPECT_TRUE(test, cache_test_hit(&t, a));
+	KUNIT_EXPECT_EQ(test, t.c.hits, 1U);
+	close(a);
+	close(b);
+	cache_test_exit(&t);
+}
+
+/* A hit is not written again; a file others may write is not cached. */
+static void cache_test_no_store(struct kunit *test)
+{
+	struct ctl_cache_file f;
+	struct cache_test t;
+	u64 len, vaddr;
+	u8 *buf = NULL;
+	int a, s;
+
+	cache_test_init(test, &t);
+	a = cache_test_file(&t, "a", "contents of a", CACHE_TEST_MODE);
+	s = cache_test_file(&t, "s", "contents of s", CACHE_TEST_SHARED_MODE);
+	KUNIT_ASSERT_TRUE(test, a >= 0 && s >= 0);
+	cache_test_store(&t, a);
+	f = (struct ctl_cache_file){ .fd = a };
+	KUNIT_EXPECT_EQ(test, ctl_cache_load(&t.c, &f, t.id, sizeof(t.id),
+					     &buf, &len, &vaddr), 0);
+	ctl_cache_store(&t.c, &f, t.id, sizeof(t.id), t.sec, t.len,
+			SFU_TEST_VADDR);
+	free(buf);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 1U);
+	cache_test_store(&t, s);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 1U);
+	KUNIT_EXPECT_FALSE(test, cache_test_hit(&t, s));
+	close(a);
+	close(s);
+	cache_test_exit(&t);
+}
+
+/*
+ * Another user's entry serves that user's files, not root's, even with
+ * the same contents; root's serves everyone's.  Needs root (chown).
+ */
+static void cache_test_owner(struct kunit *test)
+{
+	struct cache_test t;
+	int user, root, user2;
+
+	if (geteuid()) {
+		printf("        # %s: not root: skipped\n", __func__);
+		return;
+	}
+	cache_test_init(test, &t);
+	user = cache_test_file(&t, "user", "same", CACHE_TEST_MODE);
+	user2 = cache_test_file(&t, "user2", "same", CACHE_TEST_MODE);
+	root = cache_test_file(&t, "root", "same", CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, user >= 0 && user2 >= 0 && root >= 0);
+	KUNIT_ASSERT_EQ(test, fchown(user, CACHE_TEST_UID, CACHE_TEST_UID), 0);
+	KUNIT_ASSERT_EQ(test, fchown(user2, CACHE_TEST_UID, CACHE_TEST_UID), 0);
+	cache_test_store(&t, user);
+	KUNIT_EXPECT_FALSE(test, cache_test_hit(&t, root));
+	KUNIT_EXPECT_TRUE(test, cache_test_hit(&t, user2));
+	cache_test_store(&t, root);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 2U);
+	KUNIT_ASSERT_EQ(test, fchown(user, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, fchown(user2, CACHE_TEST_UID + 1, 0), 0);
+	KUNIT_EXPECT_TRUE(test, cache_test_hit(&t, user2));
+	close(user);
+	close(user2);
+	close(root);
+	cache_test_exit(&t);
+}
+
+/* @path as the cache directory: refused? */
+static bool cache_test_refused(const char *path)
+{
+	struct ctl_cache c;
+	int ret;
+
+	ret = ctl_cache_open(&c, path, CACHE_TEST_MAX_BYTES);
+	ctl_cache_close(&c);
+	return ret && c.dirfd < 0;
+}
+
+/* Only a directory of root's alone is used. */
+static void cache_test_dir(struct kunit *test)
+{
+	char open_dir[CACHE_TEST_PATH_MAX], link[CACHE_TEST_PATH_MAX];
+	char user[CACHE_TEST_PATH_MAX];
+	struct cache_test t;
+	struct stat st;
+
+	cache_test_init(test, &t);
+	KUNIT_ASSERT_EQ(test, stat(t.dir, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.st_mode & CACHE_TEST_PERMS,
+			(unsigned int)CACHE_TEST_DIR_MODE);
+	cache_test_path(&t, "open", open_dir);
+	KUNIT_ASSERT_EQ(test, mkdir(open_dir, CACHE_TEST_MODE), 0);
+	KUNIT_ASSERT_EQ(test, chmod(open_dir, CACHE_TEST_MODE), 0);
+	KUNIT_EXPECT_TRUE(test, cache_test_refused(open_dir));
+	cache_test_path(&t, "link", link);
+	KUNIT_ASSERT_EQ(test, symlink(t.dir, link), 0);
+	KUNIT_EXPECT_TRUE(test, cache_test_refused(link));
+	if (!geteuid()) {
+		cache_test_path(&t, "user", user);
+		KUNIT_ASSERT_EQ(test, mkdir(user, CACHE_TEST_DIR_MODE), 0);
+		KUNIT_ASSERT_EQ(test, chown(user, CACHE_TEST_UID, 0), 0);
+		KUNIT_EXPECT_TRUE(test, cache_test_refused(user));
+	}
+	cache_test_exit(&t);
+}
+
+static struct kunit_case cache_test_cases[] = {
+	KUNIT_CASE(cache_test_contents),
+	KUNIT_CASE(cache_test_no_store),
+	KUNIT_CASE(cache_test_owner),
+	KUNIT_CASE(cache_test_dir),
+	{}
+};
+
+static struct kunit_suite cache_test_suite = {
+	.name = "sframectl_cache",
+	.test_cases = cache_test_cases,
+};
+
+kunit_test_suite(cache_test_suite);
