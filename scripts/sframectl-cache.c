@@ -18,8 +18,11 @@
  * contents, computed here (by the root parent, never by the child that
  * parses the file) from the descriptor that is registered, and compared on
  * every hit: another file with the same build-id misses and gets a section
- * of its own.  The digest is taken before the child reads the file, so the
- * owner of a file could change it in between: an entry is therefore kept
+ * of its own.  The file is digested only when there is an entry to compare
+ * it with, or after the module accepted its section, to store one: a file
+ * met for the first time is registered without being read twice first.
+ * The digest and the child's read are apart, so the owner of a file could
+ * change it in between: an entry is therefore kept
  * for the one user who could write the file (its owner; root's entries are
  * named DIR/<build-id>.sframe, another user's DIR/<build-id>.u<uid>.sframe)
  * and served to files of that owner only, except root's, which serve every
@@ -248,18 +251,18 @@ static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 }
 
 /*
- * Who alone could have written the file open at @fd, and its digest:
- * false if the file is not to be cached (others may write it, it is on
- * FUSE, or it cannot be read).  Taken once per file, when first needed.
+ * Who alone could have written the file open at @fd: false if the file is
+ * not to be cached (others may write it, it is on FUSE, or it is too
+ * large).  Asked once per file, when first needed.
  */
 static bool ctl_cache_file_ok(struct ctl_cache_file *f)
 {
 	struct statfs sfs;
 	struct stat st;
 
-	if (f->digested)
+	if (f->checked)
 		return f->cacheable;
-	f->digested = true;
+	f->checked = true;
 	f->cacheable = false;
 	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) ||
 	    (st.st_mode & CTL_MODE_OTHERS_WRITE) ||
@@ -267,7 +270,26 @@ static bool ctl_cache_file_ok(struct ctl_cache_file *f)
 	    fstatfs(f->fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC)
 		return false;
 	f->writer = st.st_uid;
-	f->cacheable = !ctl_cache_digest(f->fd, st.st_size, f->digest);
+	f->size = st.st_size;
+	f->cacheable = true;
+	return true;
+}
+
+/*
+ * The digest of a cacheable file, taken the first time an entry is to be
+ * compared with it or stored for it: reading a whole file is the cache's
+ * largest cost, and a file with no entry needs none until the module has
+ * its section.
+ */
+static bool ctl_cache_file_digest(struct ctl_cache_file *f)
+{
+	if (!ctl_cache_file_ok(f))
+		return false;
+	if (!f->digested) {
+		f->digested = true;
+		if (ctl_cache_digest(f->fd, f->size, f->digest))
+			f->cacheable = false;
+	}
 	return f->cacheable;
 }
 
@@ -328,9 +350,12 @@ static int ctl_cache_read(int fd, struct ctl_cache_sec *want, u8 **bufp)
 	return 0;
 }
 
-/* Load @want's entry (its writer's); 0 on a hit, else -1. */
-static int ctl_cache_load_as(struct ctl_cache *c, struct ctl_cache_sec *want,
-			     u8 **bufp)
+/*
+ * Load @want's entry (its writer's) for the file @f; 0 on a hit, else -1.
+ * The file is digested only if there is an entry to compare it with.
+ */
+static int ctl_cache_load_as(struct ctl_cache *c, struct ctl_cache_file *f,
+			     struct ctl_cache_sec *want, u8 **bufp)
 {
 	char name[CTL_CACHE_NAME_MAX];
 	int fd, ret;
@@ -339,6 +364,11 @@ static int ctl_cache_load_as(struct ctl_cache *c, struct ctl_cache_sec *want,
 	fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	if (!ctl_cache_file_digest(f)) {
+		close(fd);
+		return -1;
+	}
+	want->digest = f->digest;
 	ret = ctl_cache_read(fd, want, bufp);
 	if (ret < 0) {
 		fprintf(stderr, "%s: cache %s/%s: not a valid entry; removed\n",
@@ -377,10 +407,9 @@ int ctl_cache_load(struct ctl_cache *c, struct ctl_cache_file *f,
 
 	if (c->dirfd < 0 || !id_len || !ctl_cache_file_ok(f))
 		return -1;
-	want.digest = f->digest;
-	if (ctl_cache_load_as(c, &want, bufp)) {
+	if (ctl_cache_load_as(c, f, &want, bufp)) {
 		want.writer = f->writer;
-		if (!f->writer || ctl_cache_load_as(c, &want, bufp))
+		if (!f->writer || ctl_cache_load_as(c, f, &want, bufp))
 			return -1;
 	}
 	f->hit = true;
@@ -504,7 +533,7 @@ void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
 	int fd;
 
 	if (c->dirfd < 0 || !id_len || f->hit ||
-	    sizeof(h) + len > c->max_bytes || !ctl_cache_file_ok(f))
+	    sizeof(h) + len > c->max_bytes || !ctl_cache_file_digest(f))
 		return;
 	e.writer = f->writer;
 	e.digest = f->digest;

@@ -114,10 +114,12 @@ extern struct ctl_cache ctl_cache;
  */
 struct ctl_cache_file {
 	int fd;
-	bool digested;		/* cacheable, writer and digest are set */
+	bool checked;		/* cacheable, writer and size are set */
 	bool cacheable;		/* one user alone can write it */
+	bool digested;		/* digest is set (or cacheable cleared) */
 	bool hit;		/* its section came from the cache */
 	u32 writer;		/* that user: the file's owner */
+	u64 size;		/* its size when checked */
 	u8 digest[SFU_SHA256_DIGEST_SIZE];	/* of its contents */
 };
 

@@ -129,6 +129,36 @@ static void cache_test_contents(struct kunit *test)
 	cache_test_exit(&t);
 }
 
+/*
+ * A file with no entry is not read on a miss (the daemon registers it
+ * first); it is digested when its section is stored, and again compared
+ * on the next load, which then hits.
+ */
+static void cache_test_lazy_digest(struct kunit *test)
+{
+	struct ctl_cache_file f;
+	struct cache_test t;
+	u64 len, vaddr;
+	u8 *buf = NULL;
+	int a;
+
+	cache_test_init(test, &t);
+	a = cache_test_file(&t, "a", "contents of a", CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, a >= 0);
+	f = (struct ctl_cache_file){ .fd = a };
+	KUNIT_EXPECT_NE(test, ctl_cache_load(&t.c, &f, t.id, sizeof(t.id),
+					     &buf, &len, &vaddr), 0);
+	KUNIT_EXPECT_TRUE(test, f.checked && f.cacheable);
+	KUNIT_EXPECT_FALSE(test, f.digested);
+	ctl_cache_store(&t.c, &f, t.id, sizeof(t.id), t.sec, t.len,
+			SFU_TEST_VADDR);
+	KUNIT_EXPECT_TRUE(test, f.digested);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 1U);
+	KUNIT_EXPECT_TRUE(test, cache_test_hit(&t, a));
+	close(a);
+	cache_test_exit(&t);
+}
+
 /* A hit is not written again; a file others may write is not cached. */
 static void cache_test_no_store(struct kunit *test)
 {
@@ -233,6 +263,7 @@ static void cache_test_dir(struct kunit *test)
 
 static struct kunit_case cache_test_cases[] = {
 	KUNIT_CASE(cache_test_contents),
+	KUNIT_CASE(cache_test_lazy_digest),
 	KUNIT_CASE(cache_test_no_store),
 	KUNIT_CASE(cache_test_owner),
 	KUNIT_CASE(cache_test_dir),
