@@ -68,6 +68,7 @@ GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
+		   scripts/sframectl-fuse.c \
 		   scripts/sha256.c $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   include/uapi/linux/sframe_unwind.h \
@@ -146,10 +147,10 @@ check-host: $(O)/decode-test $(O)/seen-test
 
 # The daemon's table of handled files, with sanitizers.
 $(O)/seen-test: scripts/tests/seen-test.c scripts/sframectl-sync.c \
-		scripts/sframectl.h | $(O)
+		scripts/sframectl-fuse.c scripts/sframectl.h | $(O)
 	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
-		scripts/sframectl-sync.c
+		scripts/sframectl-sync.c scripts/sframectl-fuse.c
 
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus

@@ -264,6 +264,28 @@ static void ctl_finished(void *ctx, const struct ctl_job *j)
 		ctl_seen_del(&st->seen, &j->key);	/* at its next mapping */
 }
 
+/*
+ * The key and owner of @j's file, mapped by @pid; false if it is gone.  A
+ * file on FUSE is not asked (its server could make the daemon wait for
+ * ever): its key is device and inode, its owner the process's, and a
+ * worker opens it (sframectl-fuse.c).
+ */
+static bool ctl_job_key(struct ctl_job *j, int pid)
+{
+	char proc[32];
+	struct stat st;
+
+	snprintf(proc, sizeof(proc), "%d", pid);
+	j->fuse = ctl_on_fuse(j->key.major, j->key.minor, proc);
+	if (!j->fuse)
+		return ctl_key_stamp(&j->key, j->mapped, &j->owner);
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (stat(proc, &st))
+		return false;
+	j->owner = st.st_uid;
+	return true;
+}
+
 /* One line of trace_pipe: an event, a loss, or something else. */
 static void ctl_line(const char *line, struct ctl_state *st)
 {
@@ -284,8 +306,7 @@ static void ctl_line(const char *line, struct ctl_state *st)
 		return;
 	snprintf(j.mapped, sizeof(j.mapped), "/proc/%d/map_files/%lx-%lx",
 		 pid, start, end);
-	if (!ctl_key_stamp(&j.key, j.mapped, &j.owner) ||
-	    !ctl_seen_add(&st->seen, &j.key))
+	if (!ctl_job_key(&j, pid) || !ctl_seen_add(&st->seen, &j.key))
 		return;		/* gone already, or handled */
 	n = readlink(j.mapped, name, sizeof(name) - 1);
 	if (n <= 0)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sframectl.h"
@@ -90,7 +91,7 @@ bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j)
 		return false;
 	p->nr++;
 	/* Failing here, the worker tries the path and says why. */
-	q->fd = ctl_open_file(q->mapped);
+	q->fd = j->fuse ? -1 : ctl_open_file(q->mapped);
 	return true;
 }
 
@@ -129,6 +130,14 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	_exit(0);
 }
 
+static double ctl_pool_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* Start the job at @i of the queue in worker slot @w. */
 static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 {
@@ -154,6 +163,7 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 	p->run[w] = j;
 	p->run[w].pid = pid;
 	p->run[w].fd = -1;
+	p->run[w].started = ctl_pool_now();
 }
 
 /**
@@ -192,16 +202,57 @@ static void ctl_pool_read(struct ctl_pool *p)
 				ctl_pool_end(p, w, d.res);
 }
 
+/*
+ * Kill the workers past their deadline; their files count as failed.  One
+ * that waits on FUSE does not end at SIGKILL: its slot goes to the next
+ * job all the same, while there is room to remember it (p->dying).
+ */
+static void ctl_pool_expire(struct ctl_pool *p)
+{
+	double deadline = CTL_WORKER_DEADLINES * ctl_child_timeout_s;
+	double now = ctl_pool_now();
+	int w;
+
+	for (w = 0; w < CTL_WORKERS; w++) {
+		if (p->run[w].pid <= 0 || p->run[w].reaped ||
+		    now - p->run[w].started < deadline ||
+		    p->nr_dying == CTL_DYING_MAX)
+			continue;
+		kill(p->run[w].pid, SIGKILL);
+		fprintf(stderr, "%s: %s: not registered within %.0f s; its worker was killed\n",
+			ctl_prog, p->run[w].mapped, deadline);
+		p->dying[p->nr_dying++] = p->run[w].pid;
+		p->run[w].reaped = true;	/* by ctl_pool_bury() */
+		ctl_pool_end(p, w, CTL_FAILED);
+	}
+}
+
+/* Reap the killed workers that have ended. */
+static void ctl_pool_bury(struct ctl_pool *p)
+{
+	unsigned int i = 0;
+
+	while (i < p->nr_dying) {
+		if (waitpid(p->dying[i], NULL, WNOHANG) == p->dying[i])
+			p->dying[i] = p->dying[--p->nr_dying];
+		else
+			i++;
+	}
+}
+
 /**
  * ctl_pool_reap() - handle what the workers reported, start more
  * @p: the pool
  *
- * A worker that ended without a report (killed) counts as failed.
+ * A worker that ended without a report (killed) counts as failed, and so
+ * does one past its deadline.
  */
 void ctl_pool_reap(struct ctl_pool *p)
 {
 	int w;
 
+	ctl_pool_bury(p);
+	ctl_pool_expire(p);
 	ctl_pool_read(p);
 	for (w = 0; w < CTL_WORKERS; w++)
 		if (p->run[w].pid > 0 &&
@@ -228,7 +279,8 @@ void ctl_pool_stop(struct ctl_pool *p)
 		if (p->run[w].pid <= 0)
 			continue;
 		kill(p->run[w].pid, SIGKILL);
-		waitpid(p->run[w].pid, NULL, 0);
+		/* Not waited for: one may wait on FUSE; init reaps it. */
+		waitpid(p->run[w].pid, NULL, WNOHANG);
 	}
 	for (i = 0; i < p->nr; i++) {
 		if (p->queue[i].fd >= 0)

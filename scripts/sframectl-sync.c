@@ -18,6 +18,8 @@
 #include "sframectl.h"
 
 #define CTL_SEEN_NONE		UINT32_MAX
+/* The size in the key of a file sync skipped: no file's. */
+#define CTL_KEY_SKIPPED		(-1LL)
 
 /**
  * ctl_parse_map() - an executable file mapping from a /proc/PID/maps line
@@ -214,6 +216,22 @@ void ctl_count(struct ctl_tally *t, enum ctl_result res)
 	}
 }
 
+/*
+ * A file on FUSE: not opened here, where its server could hold sync for
+ * ever (sframectl-fuse.c).  Said once per file: the key it is remembered
+ * by (no size or time, which only its server could tell) is not the one
+ * the daemon's event gives the file, so the daemon still takes it.
+ */
+static void ctl_sync_skip_fuse(struct ctl_map *m, struct ctl_seen *seen)
+{
+	m->key.size = CTL_KEY_SKIPPED;
+	m->key.mtime_sec = 0;
+	m->key.mtime_nsec = 0;
+	if (ctl_seen_add(seen, &m->key))
+		fprintf(stderr, "%s: %s: on FUSE, skipped by sync (sframectl add FILE, or the daemon when the file is mapped again)\n",
+			ctl_prog, m->path);
+}
+
 static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 			 struct ctl_tally *t)
 {
@@ -229,6 +247,10 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 	while (fgets(line, sizeof(line), f)) {
 		if (!ctl_parse_map(line, &m))
 			continue;
+		if (ctl_on_fuse(m.key.major, m.key.minor, pid)) {
+			ctl_sync_skip_fuse(&m, seen);
+			continue;
+		}
 		/* The mapped file itself, even if its path was replaced. */
 		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
 			 pid, m.start, m.end);

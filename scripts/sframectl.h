@@ -73,6 +73,17 @@ struct ctl_seen {
 #define CTL_WORKERS		4
 #define CTL_QUEUE_MAX		256
 #define CTL_QUEUE_PER_OWNER	64
+/*
+ * A worker may take this many child deadlines (--child-timeout): its
+ * child's, and as long again for opening the file and registering it.
+ */
+#define CTL_WORKER_DEADLINES	2
+/*
+ * Workers killed at their deadline but not ended (waiting on FUSE, which
+ * SIGKILL does not end) whose slots were given to others; beyond that many
+ * a stuck worker keeps its slot.
+ */
+#define CTL_DYING_MAX		16
 /* "/proc/PID/map_files/START-END" */
 #define CTL_MAPPED_MAX		96
 
@@ -84,7 +95,9 @@ struct ctl_job {
 	char mapped[CTL_MAPPED_MAX];
 	char *name;
 	int fd;				/* the file, or -1 */
+	bool fuse;			/* on FUSE: opened by the worker */
 	pid_t pid;			/* of its worker, once running */
+	double started;			/* when the worker was, monotonic */
 	bool reaped;
 	int res;			/* enum ctl_result, once done */
 };
@@ -93,6 +106,9 @@ struct ctl_pool {
 	struct ctl_job *queue;		/* CTL_QUEUE_MAX, oldest first */
 	size_t nr;
 	struct ctl_job run[CTL_WORKERS];
+	/* Workers killed at their deadline that have not ended yet. */
+	pid_t dying[CTL_DYING_MAX];
+	unsigned int nr_dying;
 	int done[2];			/* workers' reports */
 	void (*finished)(void *ctx, const struct ctl_job *j);
 	void *ctx;
@@ -137,6 +153,7 @@ enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
 			    u32 flags, bool quiet);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
+bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);

@@ -24,6 +24,13 @@
 #   seccomp       with SFRAMECTL_TEST_CHILD=syscall:FILE (the child of
 #                 FILE opens a file): the child is killed by SIGSYS and
 #                 the daemon says so
+#   fuse          uid 1000 maps a file of its own FUSE file system
+#                 (sfu_fuse, mounted allow_other), whose server never
+#                 answers root: root's next program is registered within
+#                 20 s (a daemon that stats or opens the file itself waits
+#                 for ever), and the worker that waits on the file is
+#                 killed at its deadline (twice --child-timeout, 5 s here)
+#                 and reported
 # Leaves the module loaded and no sidecar registered.
 # shellcheck disable=SC3043  # ash has local
 
@@ -37,6 +44,7 @@ cache=/tmp/sfu-trust-cache
 lease_file=/tmp/sfu_lease.so
 spin_file=/tmp/sfu_spin
 sys_file=/tmp/sfu_sys
+fuse_dir=/tmp/sfu_fuse
 lost_file="/tmp/LOST EVENTS"
 user=1000
 lease_break=/proc/sys/fs/lease-break-time
@@ -45,6 +53,8 @@ lease_wait=45
 lease_bound=20
 child_timeout=40
 child_bound=30
+fuse_bound=20
+fuse_timeout=5
 
 # as_user CMD...: CMD in the chroot as uid 1000.
 as_user() {
@@ -127,6 +137,17 @@ spinning() {
 	[ -n "$1" ] && [ -d "/proc/$1" ]
 }
 
+# wait_ready FILE: FILE says "ready" within 30 s.
+wait_ready() {
+	local i=0
+
+	while [ "$i" -lt 300 ] && ! grep -q '^ready' "$1"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^ready' "$1"
+}
+
 # only_own_fds PID: PID has stderr and two pipes open, nothing else.
 only_own_fds() {
 	ls -l "/proc/$1/fd" > "$out.fds" 2>&1
@@ -156,7 +177,7 @@ no_sync_for_name() {
 if ! grep -q ' /host 9p ' /proc/mounts; then
 	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
 fi
-for f in sframectl sfu_lease sfu_noeh; do
+for f in sframectl sfu_lease sfu_noeh sfu_fuse; do
 	[ -x "$dir/../bin/$f" ] || skip_all "no $f was built for $(uname -m)"
 done
 [ -x /host/usr/bin/setpriv ] || skip_all "the root at /host has no setpriv"
@@ -223,6 +244,29 @@ check "a parsing child's forbidden system call kills it (SIGSYS), reported" \
 	wait_log 300 "^sframectl: $sys_file: the parsing child made a forbidden system call"
 stop_daemon
 grep -v "registered" "$daemon_log" | sed 's/^/# daemon: /' | tail -5
+
+# A user's FUSE file system that never answers root.
+if [ -c /dev/fuse ]; then
+	child_timeout=$fuse_timeout
+	start_daemon
+	mkdir -p "/host$fuse_dir"
+	"$dir/../bin/sfu_fuse" "/host$fuse_dir" "/host$lease_file" "$user" 120 \
+		> "$out.fuse" 2>&1 &
+	server=$!
+	check "uid 1000 maps a file of its FUSE file system" wait_ready "$out.fuse"
+	check "root's next program is registered within $fuse_bound s (the FUSE server answers root never)" \
+		root_registered_within "$fuse_bound" sfu_trust_root3
+	check "... and the worker waiting on the FUSE file is killed at its deadline, reported" \
+		wait_log 300 "^sframectl: /proc/[0-9]+/map_files/[0-9a-f-]+: not registered within $((2 * fuse_timeout)) s; its worker was killed"
+	kill "$server"
+	wait "$server" 2> /dev/null
+	sed 's/^/# sfu_fuse: /' "$out.fuse" | tail -3
+	umount "/host$fuse_dir" 2> /dev/null || umount -l "/host$fuse_dir"
+	stop_daemon
+	child_timeout=40
+else
+	skip "a FUSE file system of uid 1000" "no /dev/fuse (no fuse module for this kernel)"
+fi
 
 echo "$old_break" > "$lease_break"
 # Leave no sidecar behind: they go with the module.

@@ -482,6 +482,9 @@ install_sframectl() {
 	# A user's write lease on a file it maps (sframectl_daemon_trust.sh).
 	"$cc" -O2 -Wall -Werror -o "$r/selftests/bin/sfu_lease" \
 		"$root/selftests/sframectl/lease.c"
+	# A user's FUSE file system that never answers root (the same).
+	"$cc" -O2 -Wall -Werror -o "$r/selftests/bin/sfu_fuse" \
+		"$root/selftests/sframectl/fuse.c"
 }
 
 # make bench's programs: exec, the same one with SFrame and without;
@@ -677,6 +680,7 @@ x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
 esac
 [ "$arch" = s390x ] && guest_module virtio_console
 guest_module zram		# swap, for perf_callchain.sh's paged-out stack
+guest_module fuse		# a user's file system, sframectl_daemon_trust.sh
 if [ -n "$hostfs" ]; then
 	guest_module virtio_pci		# a module on 6.1, built in on 6.12
 	guest_module 9p

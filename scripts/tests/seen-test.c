@@ -2,10 +2,14 @@
 /*
  * The daemon's table of handled files (scripts/sframectl-sync.c), on the
  * host: a file is new once, forgotten on request, and the table holds at
- * most CTL_SEEN_MAX files, the oldest forgotten first.  TAP on stdout.
+ * most CTL_SEEN_MAX files, the oldest forgotten first; and which devices
+ * are FUSE (scripts/sframectl-fuse.c): not the root's, but one no mount
+ * has.  TAP on stdout.
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "../sframectl.h"
 
@@ -50,6 +54,19 @@ static bool add_all(struct ctl_seen *s, unsigned int from, unsigned int to)
 	return all;
 }
 
+/* The root's device is known and not FUSE; a device of no mount is. */
+static void fuse_checks(void)
+{
+	const unsigned int no_minor = 0xfffff;
+	struct stat st;
+
+	check(!stat("/", &st) &&
+	      !ctl_on_fuse(major(st.st_dev), minor(st.st_dev), "self"),
+	      "the root's device is not FUSE");
+	check(ctl_on_fuse(0, no_minor, "self"),
+	      "a device no mount has counts as FUSE");
+}
+
 int main(void)
 {
 	struct ctl_seen s = { 0 };
@@ -74,6 +91,7 @@ int main(void)
 	      "the newest are handled still");
 	check(add_all(&s, 0, 1), "the oldest was forgotten");
 	ctl_seen_free(&s);
+	fuse_checks();
 	printf("1..%u\n# seen-test: %u passed, %u failed\n", tests,
 	       tests - failed, failed);
 	return failed ? 1 : 0;

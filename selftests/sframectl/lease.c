@@ -17,24 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The first executable PT_LOAD of the ELF file @fd; 0 or -1. */
-static int text_segment(int fd, Elf64_Phdr *text)
-{
-	Elf64_Ehdr eh;
-	int i;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    eh.e_phentsize != sizeof(*text))
-		return -1;
-	for (i = 0; i < eh.e_phnum; i++) {
-		if (pread(fd, text, sizeof(*text),
-			  eh.e_phoff + i * sizeof(*text)) != sizeof(*text))
-			return -1;
-		if (text->p_type == PT_LOAD && (text->p_flags & PF_X))
-			return 0;
-	}
-	return -1;
-}
+#include "text.h"
 
 int main(int argc, char **argv)
 {

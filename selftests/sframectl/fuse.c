@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfu_fuse DIR FILE UID SECONDS: a FUSE file system of one user that
+ * answers that user and stalls root, as a user who wants the root daemon
+ * to wait forever would run it.
+ *
+ * Started as root, it mounts a FUSE file system at DIR with allow_other
+ * (what fusermount does for a user whom /etc/fuse.conf lets), becomes UID
+ * and serves one file, DIR/lib.so, with FILE's contents, read before.  A
+ * child maps the file's text executable, as UID, and prints "ready".
+ * Requests of UID are answered; every request of root (the daemon) is read
+ * and never answered, which leaves the asking task waiting, unkillable,
+ * for as long as the file system lives.  After SECONDS, or when killed,
+ * the server goes, the kernel fails what is pending, and DIR is unmounted
+ * by whoever asks.  sframectl_daemon_trust.sh runs it.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fuse.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "text.h"
+
+#define FUSE_ROOT		1	/* the directory's node */
+#define FUSE_FILE		2	/* the file's node */
+#define FUSE_NAME		"lib.so"
+#define FUSE_VALID_S		3600	/* how long the kernel may cache */
+#define FUSE_BUF_SIZE		(1 << 20)
+#define FUSE_MODE_FILE		(S_IFREG | 0755)
+#define FUSE_MODE_DIR		(S_IFDIR | 0755)
+#define FUSE_OPTS_MAX		160
+
+static unsigned char *data;
+static size_t data_len;
+static unsigned int owner;
+static unsigned int stalled;
+
+static int reply(int fd, const struct fuse_in_header *in, int error,
+		 const void *arg, size_t len)
+{
+	struct fuse_out_header out = {
+		.len = sizeof(out) + len,
+		.error = error,
+		.unique = in->unique,
+	};
+	unsigned char buf[sizeof(out) + sizeof(struct fuse_entry_out)];
+
+	if (len > sizeof(buf) - sizeof(out)) {
+		/* READ: header and data in one write, as the kernel wants */
+		unsigned char *big = malloc(sizeof(out) + len);
+		ssize_t n;
+
+		if (!big)
+			return -1;
+		memcpy(big, &out, sizeof(out));
+		memcpy(big + sizeof(out), arg, len);
+		n = write(fd, big, sizeof(out) + len);
+		free(big);
+		return n < 0 ? -1 : 0;
+	}
+	memcpy(buf, &out, sizeof(out));
+	if (len)
+		memcpy(buf + sizeof(out), arg, len);
+	return write(fd, buf, sizeof(out) + len) < 0 ? -1 : 0;
+}
+
+static void fill_attr(struct fuse_attr *a, unsigned long long node)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->mode = node == FUSE_FILE ? FUSE_MODE_FILE : FUSE_MODE_DIR;
+	a->size = node == FUSE_FILE ? data_len : 0;
+	a->blocks = (a->size + 511) / 512;
+	a->nlink = node == FUSE_FILE ? 1 : 2;
+	a->uid = owner;
+	a->gid = owner;
+	a->blksize = 4096;
+}
+
+static int do_init(int fd, const struct fuse_in_header *in, const void *arg)
+{
+	const struct fuse_init_in *ii = arg;
+	struct fuse_init_out o = {
+		.major = FUSE_KERNEL_VERSION,
+		.minor = ii->minor < FUSE_KERNEL_MINOR_VERSION ?
+			 ii->minor : FUSE_KERNEL_MINOR_VERSION,
+		.max_readahead = ii->max_readahead,
+		.max_write = 4096,
+		.max_background = 1,
+		.congestion_threshold = 1,
+		.time_gran = 1,
+	};
+
+	return reply(fd, in, 0, &o, sizeof(o));
+}
+
+static int do_lookup(int fd, const struct fuse_in_header *in,
+		     const char *name)
+{
+	struct fuse_entry_out e = {
+		.nodeid = FUSE_FILE,
+		.generation = 1,
+		.entry_valid = FUSE_VALID_S,
+		.attr_valid = FUSE_VALID_S,
+	};
+
+	if (in->nodeid != FUSE_ROOT || strcmp(name, FUSE_NAME))
+		return reply(fd, in, -ENOENT, NULL, 0);
+	fill_attr(&e.attr, FUSE_FILE);
+	return reply(fd, in, 0, &e, sizeof(e));
+}
+
+static int do_getattr(int fd, const struct fuse_in_header *in)
+{
+	struct fuse_attr_out a = { .attr_valid = FUSE_VALID_S };
+
+	fill_attr(&a.attr, in->nodeid);
+	return reply(fd, in, 0, &a, sizeof(a));
+}
+
+static int do_read(int fd, const struct fuse_in_header *in, const void *arg)
+{
+	const struct fuse_read_in *r = arg;
+	size_t len = 0;
+
+	if (r->offset < data_len) {
+		len = data_len - r->offset;
+		if (len > r->size)
+			len = r->size;
+	}
+	return reply(fd, in, 0, len ? data + r->offset : NULL, len);
+}
+
+/* One request: answered, or (root's) left pending; -1 when unmounted. */
+static int serve_one(int fd, unsigned char *buf)
+{
+	const struct fuse_in_header *in = (const void *)buf;
+	const void *arg = buf + sizeof(*in);
+	struct fuse_open_out o = { .fh = 1 };
+	ssize_t n = read(fd, buf, FUSE_BUF_SIZE);
+
+	if (n < 0)
+		return errno == EINTR || errno == ENOENT ? 0 : -1;
+	if ((size_t)n < sizeof(*in))
+		return -1;
+	if (in->opcode == FUSE_INIT)
+		return do_init(fd, in, arg);
+	if (in->opcode == FUSE_FORGET || in->opcode == FUSE_BATCH_FORGET ||
+	    in->opcode == FUSE_INTERRUPT)
+		return 0;
+	if (in->uid == 0) {
+		fprintf(stderr, "sfu_fuse: stalled request %u of root (pid %u), %u so far\n",
+			in->opcode, in->pid, ++stalled);
+		return 0;
+	}
+	switch (in->opcode) {
+	case FUSE_LOOKUP:
+		return do_lookup(fd, in, arg);
+	case FUSE_GETATTR:
+		return do_getattr(fd, in);
+	case FUSE_OPEN:
+	case FUSE_OPENDIR:
+		return reply(fd, in, 0, &o, sizeof(o));
+	case FUSE_READ:
+		return do_read(fd, in, arg);
+	case FUSE_FLUSH:
+	case FUSE_RELEASE:
+	case FUSE_RELEASEDIR:
+	case FUSE_ACCESS:
+		return reply(fd, in, 0, NULL, 0);
+	default:
+		return reply(fd, in, -EOPNOTSUPP, NULL, 0);
+	}
+}
+
+/* Read FILE, the file's contents. */
+static int load(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	data_len = st.st_size;
+	data = malloc(data_len);
+	if (!data || read(fd, data, data_len) != (ssize_t)data_len)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* The user's program: map DIR/lib.so's text executable and wait. */
+static void map_and_wait(const char *dir, unsigned int seconds)
+{
+	unsigned long page = sysconf(_SC_PAGESIZE), off;
+	char path[PATH_MAX];
+	Elf64_Phdr text;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, FUSE_NAME);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || text_segment(fd, &text)) {
+		perror(path);
+		_exit(1);
+	}
+	off = text.p_offset & ~(page - 1);
+	if (mmap(NULL, text.p_filesz + text.p_offset - off,
+		 PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, off) == MAP_FAILED) {
+		perror("mmap");
+		_exit(1);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	sleep(seconds);
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	char opts[FUSE_OPTS_MAX];
+	unsigned char *buf;
+	time_t end;
+	int fd;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS\n");
+		return 2;
+	}
+	owner = atoi(argv[3]);
+	buf = malloc(FUSE_BUF_SIZE);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (!buf || fd < 0 || load(argv[2])) {
+		perror("sfu_fuse");
+		return 1;
+	}
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=%o,user_id=%u,group_id=%u,allow_other",
+		 fd, FUSE_MODE_DIR, owner, owner);
+	if (mount("sfu_fuse", argv[1], "fuse.sfu", MS_NOSUID | MS_NODEV,
+		  opts) || setresgid(owner, owner, owner) ||
+	    setresuid(owner, owner, owner)) {
+		perror("sfu_fuse: mount");
+		return 1;
+	}
+	if (!fork()) {
+		close(fd);	/* the server's alone: its end ends the mount */
+		map_and_wait(argv[1], atoi(argv[4]));
+	}
+	end = time(NULL) + atoi(argv[4]);
+	while (time(NULL) < end && !serve_one(fd, buf))
+		;
+	fprintf(stderr, "sfu_fuse: done, %u requests of root stalled\n",
+		stalled);
+	return 0;
+}
