@@ -34,10 +34,13 @@ static int __init sfu_init(void)
 	ret = sfu_stats_init();
 	if (ret)
 		return ret;
+	ret = sfu_sidecar_init();
+	if (ret)
+		goto exit_stats;
 	sfu_twork_init();
 	ret = sfu_registry_init();
 	if (ret)
-		goto exit_stats;
+		goto exit_sidecars;
 	ret = sfu_deferred_setup();
 	if (ret)
 		goto exit_registry;
@@ -65,6 +68,7 @@ teardown_deferred:
 	sfu_deferred_teardown();
 exit_registry:
 	sfu_registry_exit();
+exit_sidecars:
 	/* Hooks that ran before the failure may have made both. */
 	sfu_sidecar_exit();
 	sfu_fcache_exit();

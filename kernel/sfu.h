@@ -70,6 +70,7 @@ enum sfu_stat {
 	SFU_STAT_KERNEL_DEFERRED_WALKS,	/* unwind_user() walks (6.17+) */
 	SFU_STAT_REFUSED_USER_JIT,	/* over a user's JIT share */
 	SFU_STAT_REFUSED_JIT_RESERVE,	/* JIT into the reserve for files */
+	SFU_STAT_SIDECARS_GONE,		/* dropped as their files went */
 	SFU_STAT_NR,
 };
 
@@ -164,6 +165,8 @@ struct sfu_blob {
 	struct sfu_section sec;
 	size_t sec_bytes;
 	bool indexed;
+	/* The watch on its file (watch.c) while in the table, or NULL. */
+	struct sfu_watch *watch;
 };
 
 /* One registered section and the text range it describes. Immutable. */
@@ -298,6 +301,7 @@ int sfu_sidecar_del(struct file *file);
 int sfu_sidecar_del_build_id(const u8 *id, u32 len);
 u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
 void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing);
+int sfu_sidecar_init(void);
 void sfu_sidecar_exit(void);
 
 /* ---- regions for mapped files (mapping.c) */

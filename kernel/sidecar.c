@@ -6,9 +6,10 @@
  * file.  A sidecar stays the file's while the file keeps its version (size,
  * times and inode generation, as the file cache checks them): a file
  * written since, or a new file that reuses the inode number, does not get
- * it, and the sidecar is dropped when it is found stale.  Identical
- * sections of two copies of a file are kept once.  Mappings look sidecars
- * up without a lock (RCU).
+ * it, and the sidecar is dropped when it is found stale, and as soon as
+ * the file's last name goes or its file system is unmounted (watch.c).
+ * Identical sections of two copies of a file are kept once.  Mappings
+ * look sidecars up without a lock (RCU).
  */
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -19,6 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "sfu.h"
+#include "watch.h"
 
 /* A daemon registers every file without SFrame that runs: room for them. */
 #define SFU_SIDECAR_HASH_BITS	10
@@ -49,6 +51,17 @@ static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
 }
 
 /*
+ * Take @blob out of the table and end its watch; the caller holds
+ * sfu_sidecar_lock and then drops the table's reference.
+ */
+static void sfu_sidecar_unhash(struct sfu_blob *blob)
+{
+	hash_del_rcu(&blob->node);
+	sfu_watch_stop(blob->watch);
+	blob->watch = NULL;
+}
+
+/*
  * Whether @file is still the file @blob was registered for: the same
  * version (sfu_stamp_equal()).  Not the build-id, which is bytes of the
  * file that its owner chose.
@@ -61,18 +74,35 @@ static bool sfu_sidecar_matches(const struct sfu_blob *blob,
 	return !sfu_file_stamp(file, &st) && sfu_stamp_equal(&st, &blob->stamp);
 }
 
-/* Take @blob, found stale, out of the table if it is still there. */
-static void sfu_sidecar_drop(struct sfu_blob *blob)
+/*
+ * Take @blob, found stale or gone, out of the table if it is still there.
+ * Return: whether it was.
+ */
+static bool sfu_sidecar_drop(struct sfu_blob *blob)
 {
 	bool hashed;
 
 	mutex_lock(&sfu_sidecar_lock);
 	hashed = sfu_sidecar_find(blob->dev, blob->ino) == blob;
 	if (hashed)
-		hash_del_rcu(&blob->node);
+		sfu_sidecar_unhash(blob);
 	mutex_unlock(&sfu_sidecar_lock);
 	if (hashed)
 		sfu_blob_put(blob);	/* the table's reference */
+	return hashed;
+}
+
+/**
+ * sfu_sidecar_gone() - the file of @blob has lost its last name, or its
+ *	file system was unmounted (watch.c)
+ * @blob: the sidecar
+ *
+ * Mappings that use it keep it until they go.
+ */
+void sfu_sidecar_gone(struct sfu_blob *blob)
+{
+	if (sfu_sidecar_drop(blob))
+		sfu_stat_inc(SFU_STAT_SIDECARS_GONE);
 }
 
 /**
@@ -210,9 +240,10 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	} else {
 		sfu_sidecar_share(blob);
 		if (old)
-			hash_del_rcu(&old->node);
+			sfu_sidecar_unhash(old);
 		hash_add_rcu(sfu_sidecars, &blob->node,
 			     sfu_sidecar_key(blob->dev, blob->ino));
+		blob->watch = sfu_watch_start(blob, inode);
 		blob = old;	/* the table's reference to drop */
 	}
 	mutex_unlock(&sfu_sidecar_lock);
@@ -267,7 +298,7 @@ int sfu_sidecar_del(struct file *file)
 	mutex_lock(&sfu_sidecar_lock);
 	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
 	if (blob)
-		hash_del_rcu(&blob->node);
+		sfu_sidecar_unhash(blob);
 	mutex_unlock(&sfu_sidecar_lock);
 	if (!blob)
 		return -ENOENT;
@@ -294,7 +325,7 @@ int sfu_sidecar_del_build_id(const u8 *id, u32 len)
 	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
 		if (blob->build_id_len != len || memcmp(blob->build_id, id, len))
 			continue;
-		hash_del_rcu(&blob->node);
+		sfu_sidecar_unhash(blob);
 		sfu_blob_put(blob);
 		ret = 0;
 	}
@@ -333,6 +364,19 @@ u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room)
 	return n;
 }
 
+/**
+ * sfu_sidecar_init() - the sidecars' watches (watch.c)
+ *
+ * Return: 0 or a negative errno.
+ */
+int sfu_sidecar_init(void)
+{
+	return sfu_watch_init();
+}
+
+/**
+ * sfu_sidecar_exit() - forget every sidecar; end their watches
+ */
 void sfu_sidecar_exit(void)
 {
 	struct hlist_node *tmp;
@@ -341,8 +385,9 @@ void sfu_sidecar_exit(void)
 
 	mutex_lock(&sfu_sidecar_lock);
 	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
-		hash_del_rcu(&blob->node);
+		sfu_sidecar_unhash(blob);
 		sfu_blob_put(blob);
 	}
 	mutex_unlock(&sfu_sidecar_lock);
+	sfu_watch_exit();
 }

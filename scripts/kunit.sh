@@ -73,8 +73,9 @@ sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kernel/sframe_table.o \
 	kernel/sframe_print.o \
 	kernel/sframe_encode.o kernel/registry.o kernel/params.o kernel/quota.o \
-	kernel/stats.o kernel/elf.o kernel/sidecar.o kernel/mapping.o \
-	kernel/filecache.o kernel/scan.o kernel/trace.o kernel/unwind.o
+	kernel/stats.o kernel/elf.o kernel/sidecar.o kernel/watch.o \
+	kernel/mapping.o kernel/filecache.o kernel/scan.o kernel/trace.o \
+	kernel/unwind.o
 sframe_unwind_kunit-$(CONFIG_X86_64) += kernel/arch/x86.o
 sframe_unwind_kunit-$(CONFIG_ARM64) += kernel/arch/arm64.o
 sframe_unwind_kunit-$(CONFIG_S390) += kernel/arch/s390.o

@@ -12,7 +12,9 @@
 #     one;
 #   - sidecars: a file written in place (same bytes, same build-id) no
 #     longer gets its sidecar, which leaves LIST_FILES, and ADD_FILE of the
-#     file as it is now succeeds without REPLACE;
+#     file as it is now succeeds without REPLACE; a sidecar leaves the
+#     table when its file is unlinked or renamed over, counted in
+#     sidecars_gone;
 #   - memory: uid 1000 registering JIT sections until refused (in a pool
 #     made small for the test) leaves room for an ELF program's regions
 #     and for uid 1001's JIT section; the refusal is counted in
@@ -75,6 +77,13 @@ if [ -r "$sclib.sframe3" ]; then
 	check "a sidecar is not applied once its file is written in place, and is dropped" \
 		run_helper sidecar sidecar-stale "$sclib" "$sclib.sframe3" \
 		"$sclib.vaddr" /tmp/sfu_security_copy.so
+	gone0=$(stat_of sidecars_gone)
+	check "a sidecar leaves the table when its file is unlinked, and when renamed over" \
+		run_helper gone sidecar-gone "$sclib" "$sclib.sframe3" \
+		"$sclib.vaddr" /tmp/sfu_security_gone.so
+	gone1=$(stat_of sidecars_gone)
+	check "sidecars_gone counted both (${gone0:-none} -> ${gone1:-none})" \
+		grew "$((${gone0:-0} + 1))" "$gone1"
 else
 	skip "a stale sidecar" "no $sclib.sframe3 on $(uname -m)"
 fi

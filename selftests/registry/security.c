@@ -24,12 +24,18 @@
  *                      child does not, and the sidecar is gone from
  *                      LIST_FILES; ADD_FILE of the file as it is now then
  *                      succeeds without SFRAME_UNWIND_REPLACE
+ *   sidecar-gone LIB SFRAME VADDR COPY
+ *                      register SFRAME as the sidecar of COPY, a copy of
+ *                      LIB, then unlink COPY: the sidecar must leave
+ *                      LIST_FILES within GONE_WAIT_MS; again with a
+ *                      new copy renamed over COPY
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -66,6 +72,11 @@
 #define LIST_ROOM		4096
 /* Change times of tmpfs and ramfs tick with the jiffy. */
 #define CTIME_TICK_US		50000
+/* How long a sidecar may stay listed after its file went, and how often
+ * to look (the drop is queued work, which TCG may run late).
+ */
+#define GONE_WAIT_MS		5000
+#define GONE_POLL_MS		10
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -450,6 +461,70 @@ static int sidecar_stale(const char *lib, const char *sec_path,
 	return !!fails;
 }
 
+/* Is the sidecar of inode @ino gone from LIST_FILES within GONE_WAIT_MS? */
+static bool sidecar_leaves(int dev, ino_t ino, const char *what)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < GONE_WAIT_MS; ms += GONE_POLL_MS) {
+		if (!sidecar_listed(dev, ino)) {
+			say("%s: the sidecar left LIST_FILES after %u ms\n",
+			    what, ms);
+			return true;
+		}
+		usleep(GONE_POLL_MS * 1000);
+	}
+	say("%s: the sidecar is still listed after %u ms\n", what, ms);
+	return false;
+}
+
+/* Register @sec as the sidecar of @copy, a new copy of @lib; its inode. */
+static ino_t add_copy(int dev, const char *lib, const char *copy,
+		      const char *sec, size_t len, unsigned long long vaddr)
+{
+	struct stat st;
+	int ret;
+
+	if (copy_file(lib, copy) || stat(copy, &st)) {
+		say("copying %s to %s: %s\n", lib, copy, strerror(errno));
+		return 0;
+	}
+	ret = add_file(dev, copy, sec, len, vaddr);
+	if (ret || !sidecar_listed(dev, st.st_ino)) {
+		say("ADD_FILE %s: %s\n", copy, sfu_err_name(ret));
+		return 0;
+	}
+	return st.st_ino;
+}
+
+static int sidecar_gone(const char *lib, const char *sec_path,
+			const char *vaddr_path, const char *copy)
+{
+	char next[PATH_MAX], *sec, *vaddr_text;
+	unsigned long long vaddr;
+	int dev = open_dev(), fails = 0;
+	size_t len;
+	ino_t ino;
+
+	sec = sfu_read_file(sec_path, &len);
+	vaddr_text = sfu_read_file(vaddr_path, NULL);
+	if (!sec || !vaddr_text || dev < 0)
+		return 1;
+	vaddr = strtoull(vaddr_text, NULL, 0);
+	snprintf(next, sizeof(next), "%s.next", copy);
+	ino = add_copy(dev, lib, copy, sec, len, vaddr);
+	if (!ino || unlink(copy))
+		return 1;
+	fails += !sidecar_leaves(dev, ino, "unlinked");
+	ino = add_copy(dev, lib, copy, sec, len, vaddr);
+	if (!ino || copy_file(lib, next) || rename(next, copy))
+		return 1;
+	fails += !sidecar_leaves(dev, ino, "renamed over");
+	del_file(dev, copy);
+	unlink(copy);
+	return !!fails;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -463,7 +538,9 @@ int main(int argc, char **argv)
 		return jit_one(strtoul(argv[2], NULL, 0));
 	if (!strcmp(cmd, "sidecar-stale") && argc == 6)
 		return sidecar_stale(argv[2], argv[3], argv[4], argv[5]);
-	fprintf(stderr, "usage: %s query-userns UID | jit-fill UID | jit-one UID | sidecar-stale LIB SFRAME VADDR-FILE COPY\n",
+	if (!strcmp(cmd, "sidecar-gone") && argc == 6)
+		return sidecar_gone(argv[2], argv[3], argv[4], argv[5]);
+	fprintf(stderr, "usage: %s query-userns UID | jit-fill UID | jit-one UID | sidecar-stale|sidecar-gone LIB SFRAME VADDR-FILE COPY\n",
 		argv[0]);
 	return 1;
 }
