@@ -86,7 +86,8 @@ static const struct fsnotify_ops sfu_watch_ops = {
  */
 int sfu_watch_init(void)
 {
-	sfu_watch_wq = alloc_workqueue("sframe_unwind_watch", 0, 0);
+	/* Unbound: 7.x warns about a queue that says neither this nor PERCPU. */
+	sfu_watch_wq = alloc_workqueue("sframe_unwind_watch", WQ_UNBOUND, 0);
 	if (!sfu_watch_wq)
 		return -ENOMEM;
 	/* A replaced sidecar's watch may overlap its successor's. */
