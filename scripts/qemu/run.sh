@@ -631,8 +631,9 @@ for t in $tests; do
 	registry_failnth) echo "$t 600" ;;
 	demo.sh) echo "$t 600" ;;
 	# Twenty-seven timed perf recordings and three with dwarf stacks,
-	# each dumped raw, under TCG.
-	bench_walk.sh) echo "$t 1800" ;;
+	# each dumped raw, under TCG: 12 minutes on 6.12 with Debian 12's
+	# perf, 45 s a recording (about 25 minutes) on 7.3 with Debian 13's.
+	bench_walk.sh) echo "$t 3600" ;;
 	# Per round about 10 s of exec and dlopen loops in each state.
 	bench_exec.sh) echo "$t $((${BENCH_ROUNDS:-5} * 30 + 60))" ;;
 	# STRESS_SECONDS of load, then the wait for every loop.
