@@ -168,9 +168,10 @@ chains() {
 			nf = 0
 			next
 		}
-		in_chain && /^\.\.\.\.\. +[0-9]+: [0-9a-f]+$/ {
-			if ($NF ~ /^fffffffffffff/)
-				user = $NF == "fffffffffffffe00"
+		# perf 7.x names a context after its address.
+		in_chain && /^\.\.\.\.\. +[0-9]+: [0-9a-f]+( |$)/ {
+			if ($3 ~ /^fffffffffffff/)
+				user = $3 == "fffffffffffffe00"
 			else if (user)
 				nf++
 			next
