@@ -84,7 +84,13 @@ struct ctl_state {
 	bool sync_due;		/* a sync is owed for lost events */
 };
 
-static double ctl_now(void)
+/**
+ * ctl_now() - CLOCK_MONOTONIC in seconds: the trace's clock, and the
+ *	workers' deadlines (sframectl-pool.c)
+ *
+ * Return: the time.
+ */
+double ctl_now(void)
 {
 	struct timespec ts;
 

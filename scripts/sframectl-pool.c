@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sframectl.h"
@@ -130,14 +129,6 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	_exit(0);
 }
 
-static double ctl_pool_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Start the job at @i of the queue in worker slot @w. */
 static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 {
@@ -163,7 +154,7 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 	p->run[w] = j;
 	p->run[w].pid = pid;
 	p->run[w].fd = -1;
-	p->run[w].started = ctl_pool_now();
+	p->run[w].started = ctl_now();
 }
 
 /**
@@ -210,7 +201,7 @@ static void ctl_pool_read(struct ctl_pool *p)
 static void ctl_pool_expire(struct ctl_pool *p)
 {
 	double deadline = CTL_WORKER_DEADLINES * ctl_child_timeout_s;
-	double now = ctl_pool_now();
+	double now = ctl_now();
 	int w;
 
 	for (w = 0; w < CTL_WORKERS; w++) {

@@ -168,6 +168,7 @@ int ctl_child_wait(pid_t pid, int *status);
 void ctl_child_keep(int fd, int out, int in);
 int ctl_child_confine(int fd, const char *name);
 
+double ctl_now(void);
 int ctl_pool_init(struct ctl_pool *p);
 bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
 void ctl_pool_run(struct ctl_pool *p);
