@@ -47,12 +47,10 @@ unitdir		?= $(prefix)/lib/systemd/system
 DKMS_SRC	:= /usr/src/sframe-unwind-$(VERSION)
 MAN_PAGES	:= $(O)/man/sframectl.8 $(O)/man/sframe-gen.1 $(O)/man/sframe-dump.1
 
-DECODER_SRCS	:= kernel/sframe_decode.c kernel/sframe_rule.c \
-		   kernel/sframe_lookup.c kernel/sframe_rows.c \
-		   kernel/sframe_table.c \
-		   kernel/sframe_print.c
-ENCODER_SRCS	:= kernel/sframe_encode.c
-SFRAME_HDRS	:= $(wildcard include/sframe/*.h) kernel/sframe_internal.h
+include lib/sframe/sources.mk
+DECODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-dec))
+ENCODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-enc))
+SFRAME_HDRS	:= $(wildcard include/sframe/*.h lib/sframe/*.h)
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
 		   scripts/sha256.c scripts/tests/ctl-cache-test.c \
@@ -77,12 +75,16 @@ HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
-	man install dkms-src dkms-install dkms-remove deb check-deb
+	man install dkms-src dkms-install dkms-remove deb check-deb sframe-srcs
 
 all: $(HOST_TOOLS)
 
 help:
 	@sed -n 's/^#   //p' Makefile
+
+# The SFrame library's sources, for scripts that build outside make.
+sframe-srcs:
+	@echo $(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O):
 	@mkdir -p $@
@@ -225,11 +227,12 @@ install: all man
 		scripts/systemd/sframectl.service > $(DESTDIR)$(unitdir)/sframectl.service
 	chmod 644 $(DESTDIR)$(unitdir)/sframectl.service
 
-# The module's source as DKMS wants it: Kbuild, kernel/, include/, dkms.conf.
+# The module's source as DKMS wants it: Kbuild, kernel/, lib/, include/,
+# dkms.conf.
 dkms-src:
 	install -d $(DESTDIR)$(DKMS_SRC)
 	cp Kbuild $(DESTDIR)$(DKMS_SRC)/
-	find kernel include -type f -name '*.[ch]' \
+	find kernel lib include -type f \( -name '*.[ch]' -o -name '*.mk' \) \
 		-exec install -D -m 644 {} $(DESTDIR)$(DKMS_SRC)/{} \;
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 

@@ -4,7 +4,7 @@
 # checkpatch.sh - run the kernel's checkpatch.pl on this repository's files
 #
 # Usage: checkpatch.sh [FILE...]
-#   Without arguments: every *.c and *.h under kernel/ include/ kunit/
+#   Without arguments: every *.c and *.h under kernel/ lib/ include/ kunit/
 #   scripts/ selftests/.
 #
 # checkpatch.pl, spelling.txt and const_structs.checkpatch are taken once
@@ -83,7 +83,7 @@ setup() {
 default_files() {
 	local d
 
-	for d in kernel include kunit scripts selftests; do
+	for d in kernel lib include kunit scripts selftests; do
 		[ -d "$repo/$d" ] || continue
 		(cd "$repo" && find "$d" -type f \( -name '*.c' -o -name '*.h' \) \
 			-not -name '*.mod.c' -print)

@@ -348,6 +348,7 @@ check_all() {
 		"/usr/src/sframe-unwind-$version/Kbuild" \
 		"/usr/src/sframe-unwind-$version/dkms.conf" \
 		"/usr/src/sframe-unwind-$version/kernel/main.c" \
+		"/usr/src/sframe-unwind-$version/lib/sframe/sources.mk" \
 		/usr/lib/modules-load.d/sframe-unwind.conf \
 		/etc/modprobe.d/sframe-unwind.conf
 	tap_check "dkms.conf in the package says version $version" packed_version_ok

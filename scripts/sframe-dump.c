@@ -13,7 +13,7 @@
  *     --validate         check every FDE and FRE, print nothing else
  *     --vaddr ADDR       address of a raw section (default 0)
  *
- * It decodes with the module's own decoder (kernel/sframe_*.c).  Exit
+ * It decodes with the module's own decoder (lib/sframe/).  Exit
  * status: 0 on success, 1 if the section is corrupt or a lookup failed for a
  * reason other than "no entry", 2 on usage or file errors.
  */

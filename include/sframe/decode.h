@@ -83,7 +83,7 @@ struct sfu_ent {
 };
 
 /*
- * An entry of a rule table (sframe_table.c): from @start (an offset from
+ * An entry of a rule table (lib/sframe/table.c): from @start (an offset from
  * text_lo) up to the next entry's start, @rule is in force.  Packed: six
  * bytes, so that a block's entries take as few lines as they can (x86-64,
  * arm64 and s390x load unaligned words at full speed).
@@ -114,7 +114,7 @@ struct sfu_table {
 	u64 *hot;
 };
 
-/* Row index (sframe_rows.c): every SFU_ROW_STRIDE-th row of a function. */
+/* Row index (lib/sframe/rows.c): every SFU_ROW_STRIDE-th row of a function. */
 struct sfu_row_mark {
 	u32 start;		/* the row's start offset */
 	u32 off;		/* where it is, from the function's first row */

@@ -199,11 +199,10 @@ cp "$out"/mod/sframe_unwind.ko "$out"/testmod/*.ko "$r/lib/test-modules/"
 
 cc=${cross}gcc
 cflags="-O2 -static -Wall -Werror -I$ksft"
-decoder_srcs="$root/kernel/sframe_decode.c $root/kernel/sframe_rule.c
-	$root/kernel/sframe_lookup.c $root/kernel/sframe_rows.c
-	$root/kernel/sframe_table.c
-	$root/kernel/sframe_print.c
-	$root/kernel/sframe_encode.c"
+# The SFrame library (lib/sframe/sources.mk), decoder and encoder.
+decoder_srcs=$(make -s --no-print-directory -C "$root" sframe-srcs) ||
+	die "cannot list the SFrame library's sources"
+decoder_srcs=$(printf "$root/%s\n" $decoder_srcs)
 
 # Compile $1 to the object $2 (further arguments: flags) with an SFrame
 # section: gas's --gsframe where gas has it, else (s390x) a section written
@@ -592,11 +591,7 @@ build_perf_tests() {
 }
 "$cc" $cflags -o "$r/selftests/decode_agree" "$root/selftests/decode_agree.c" \
 	"$root/scripts/elf-sframe.c" "$root/kunit/sframe_test_sections.c" \
-	"$root/kernel/sframe_decode.c" "$root/kernel/sframe_rule.c" \
-	"$root/kernel/sframe_lookup.c" "$root/kernel/sframe_rows.c" \
-	"$root/kernel/sframe_table.c" \
-	"$root/kernel/sframe_print.c" \
-	"$root/kernel/sframe_encode.c"
+	$decoder_srcs
 build_registry_tests
 build_unwind_tests
 build_perf_tests

@@ -5,7 +5,7 @@
  *
  *   bench-lookup NR_FDES NR_LOOKUPS [table | distinct]
  *
- * With "table", the section gets a rule table (sframe_table.c), as the
+ * With "table", the section gets a rule table (lib/sframe/table.c), as the
  * module gives the sections of files and sidecars; without, lookups read
  * and decode the section, as for a JIT's.  All functions have the same
  * rows, which the table stores once; with "distinct" the section gets a

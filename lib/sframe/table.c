@@ -38,7 +38,7 @@
  * stop at a multiple of the section's rows and functions (-E2BIG).
  * Sections in user memory that may change (JIT) never get a table.
  */
-#include "sframe_internal.h"
+#include "internal.h"
 
 /* Distinct rules a table may hold: their numbers stay below the marker. */
 #define SFU_TABLE_MAX_RULES	SFU_TABLE_NONE

@@ -7,7 +7,7 @@
  * the ABI; V3 flexible FDEs store (control word, offset) pairs.  Both end
  * up in the same struct sfu_rule, which the unwinder's back ends evaluate.
  */
-#include "sframe_internal.h"
+#include "internal.h"
 
 static int sfu_rule_bad(struct sfu_section *sec, const struct sfu_fde *fde,
 			const char *what)

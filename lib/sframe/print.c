@@ -10,7 +10,7 @@
 #ifndef __KERNEL__
 #include <stdio.h>
 #endif
-#include "sframe_internal.h"
+#include "internal.h"
 
 static int sfu_reg_name(const struct sfu_abi_info *ai, u16 reg, char *buf,
 			size_t len)

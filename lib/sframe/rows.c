@@ -18,7 +18,7 @@
  * lookups report the corruption as they would without the index.  Only
  * the walk's budget bounds what such a function costs.
  */
-#include "sframe_internal.h"
+#include "internal.h"
 
 /* One function's rows to index, found by the first pass. */
 struct sfu_row_cand {

@@ -27,9 +27,9 @@
  * spans more than 4 GiB there are no entries: the search reads FDE starts
  * from the keys or from the section itself.
  *
- * Long functions also get a row index (sframe_rows.c), so that finding a
+ * Long functions also get a row index (rows.c), so that finding a
  * row decodes at most SFU_ROW_STRIDE of them.  Sections that will not
- * change may also get a rule table (sframe_table.c); lookups then read
+ * change may also get a rule table (table.c); lookups then read
  * only kernel memory.
  *
  * The indexes are hints: lookups re-read and re-check the descriptor and
@@ -40,7 +40,7 @@
  * (sfu_find_rule_budget()): one unit per read of the section or row
  * decoded, or per lookup through the table.
  */
-#include "sframe_internal.h"
+#include "internal.h"
 
 /* FDEs read per sfu_read() call while building the index. */
 #define SFU_SCAN_BYTES	480

@@ -9,7 +9,7 @@
  * which checks bounds before it copies, and every loop is bounded by a
  * count that was checked against the section size first.
  */
-#include "sframe_internal.h"
+#include "internal.h"
 
 static const struct sfu_abi_info sfu_abis[] = {
 	[SFRAME_ABI_AARCH64_ENDIAN_BIG] = {

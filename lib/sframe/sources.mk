@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The SFrame library's sources: the one list that every build reads.
+# Kbuild (the module), the Makefile (host tools, tests, fuzzers),
+# scripts/kunit.sh (KUnit) and scripts/qemu/run.sh (guest programs,
+# through "make sframe-srcs") all take it from here.
+#
+#   sframe-dec	reading sections: headers, FDEs, FREs, rules, lookups,
+#		row indexes, rule tables, printing (kernel and host)
+#   sframe-enc	writing sections (host tools and tests only)
+
+sframe-dec := decode rule lookup rows table print
+sframe-enc := encode
