@@ -123,10 +123,10 @@ $(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
 
 $(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c scripts/eh-frame.c \
 		   scripts/elf-sframe.c scripts/eh-frame.h \
-		   scripts/elf-sframe.h $(SFRAME_HDRS) | $(O)
+		   scripts/elf-sframe.h lib/sframe/note.c $(SFRAME_HDRS) | $(O)
 	clang -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-ehframe.c \
-		scripts/eh-frame.c scripts/elf-sframe.c
+		scripts/eh-frame.c scripts/elf-sframe.c lib/sframe/note.c
 
 $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)

@@ -31,16 +31,6 @@
 #error "sframe_unwind needs CONFIG_TRACEPOINTS (fork tracking)"
 #endif
 
-/* The program header binutils 2.40 and later emit for .sframe. */
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME		0x6474e554
-#endif
-
-/* The GNU build-id note type (binutils' elf/common.h). */
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID		3
-#endif
-
 /*
  * An inode's modification and change times: fields until 6.6 (change
  * time) and 6.7 (modification time) made them private to accessors.

@@ -15,14 +15,13 @@
 #include <linux/slab.h>
 #include <linux/stat.h>
 
+#include <sframe/note.h>
+
 #include "compat.h"
 #include "sfu.h"
 
 /* Program headers read per file; binaries have about a dozen. */
 #define SFU_ELF_MAX_PHDRS	128
-/* Note bytes searched for the build-id. */
-#define SFU_ELF_MAX_NOTES	4096
-#define SFU_GNU_NOTE_NAME	"GNU"
 
 /**
  * sfu_elf_read_exact() - read @len bytes of @file at @off
@@ -157,48 +156,25 @@ bool sfu_elf_loaded(const struct sfu_elf_headers *elf, const Elf64_Phdr *s)
 	return false;
 }
 
-/* The NT_GNU_BUILD_ID of the file, or 0 bytes. */
+/* The GNU build-id of the file (include/sframe/note.h), or 0 bytes. */
 u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
 		     u8 *id)
 {
-	const u32 name_len = sizeof(SFU_GNU_NOTE_NAME);
 	unsigned int i;
 	u8 *buf;
 	u32 ret = 0;
 
-	buf = kmalloc(SFU_ELF_MAX_NOTES, GFP_KERNEL);
+	buf = kmalloc(SFU_NOTES_MAX, GFP_KERNEL);
 	if (!buf)
 		return 0;
 	for (i = 0; i < elf->phnum && !ret; i++) {
 		const Elf64_Phdr *p = &elf->ph[i];
-		size_t len = min_t(u64, p->p_filesz, SFU_ELF_MAX_NOTES);
-		size_t at = 0;
+		size_t len = min_t(u64, p->p_filesz, SFU_NOTES_MAX);
 
-		if (p->p_type != PT_NOTE ||
-		    sfu_elf_read_exact(file, buf, len, p->p_offset))
-			continue;
-		while (len - at >= sizeof(Elf64_Nhdr)) {
-			Elf64_Nhdr nh;
-			size_t desc, next;
-
-			memcpy(&nh, buf + at, sizeof(nh));
-			desc = at + sizeof(nh) + ALIGN(nh.n_namesz, 4);
-			next = desc + ALIGN(nh.n_descsz, 4);
-			if (nh.n_namesz > len || nh.n_descsz > len ||
-			    next > len)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID &&
-			    nh.n_namesz == name_len &&
-			    !memcmp(buf + at + sizeof(nh), SFU_GNU_NOTE_NAME,
-				    name_len) &&
-			    nh.n_descsz && nh.n_descsz <=
-			    SFRAME_UNWIND_BUILD_ID_MAX) {
-				memcpy(id, buf + desc, nh.n_descsz);
-				ret = nh.n_descsz;
-				break;
-			}
-			at = next;
-		}
+		if (p->p_type == PT_NOTE &&
+		    !sfu_elf_read_exact(file, buf, len, p->p_offset))
+			ret = sfu_note_build_id(buf, len, false, id,
+						SFRAME_UNWIND_BUILD_ID_MAX);
 	}
 	kfree(buf);
 	return ret;

@@ -181,7 +181,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 	if (ret)
 		return ret == -ENOMEM ? ERR_PTR(ret) : NULL;
 	text = sfu_elf_text(&elf, v->pgoff);
-	sf = sfu_elf_find(&elf, PT_GNU_SFRAME);
+	sf = sfu_elf_find(&elf, SFRAME_PT_GNU_SFRAME);
 	if (!text)
 		goto free_phdrs;
 	if (!sf) {

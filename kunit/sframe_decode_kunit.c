@@ -15,6 +15,7 @@
 #endif
 #include "../include/sframe/decode.h"
 #include "../include/sframe/encode.h"
+#include "../include/sframe/note.h"
 #include "sframe_test_sections.h"
 
 struct sfu_case {
@@ -924,6 +925,85 @@ static void sfu_test_empty_fde_offset(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/* Bytes of the build-ids the note tests write; GNU ld's SHA-1 has 20. */
+#define SFU_TEST_ID_LEN		20
+/* A note's header: name size, descriptor size, type. */
+#define SFU_TEST_NHDR		(3 * sizeof(u32))
+/* Note names and descriptors are padded to this. */
+#define SFU_TEST_NOTE_PAD	4
+
+static size_t sfu_test_note_pad(size_t n)
+{
+	return (n + SFU_TEST_NOTE_PAD - 1) & ~(size_t)(SFU_TEST_NOTE_PAD - 1);
+}
+
+static u32 sfu_test_word(u32 v, bool swap)
+{
+	return swap ? swab32(v) : v;
+}
+
+/* Write a note at @at of @buf; return where the next one goes. */
+static size_t sfu_test_note(u8 *buf, size_t at, u32 type, const char *name,
+			    u32 desc_len, u8 fill, bool swap)
+{
+	u32 h[3] = { sfu_test_word(strlen(name) + 1, swap),
+		     sfu_test_word(desc_len, swap), sfu_test_word(type, swap) };
+	size_t name_len = sfu_test_note_pad(strlen(name) + 1);
+
+	memcpy(buf + at, h, sizeof(h));
+	memcpy(buf + at + sizeof(h), name, strlen(name) + 1);
+	memset(buf + at + sizeof(h) + name_len, fill, desc_len);
+	return at + sizeof(h) + name_len + sfu_test_note_pad(desc_len);
+}
+
+/*
+ * The build-id note parser that kernel/elf.c and the host tools share:
+ * found after other notes, in either byte order; not found when it is too
+ * long for the room given, truncated, of another owner or past the bytes
+ * it searches.
+ */
+static void sfu_test_build_id_note(struct kunit *test)
+{
+	const size_t size = SFU_NOTES_MAX + SFU_TEST_NHDR * 4;
+	u8 *buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	u8 id[SFU_TEST_ID_LEN + 1], want[SFU_TEST_ID_LEN];
+	size_t end, at;
+	int swap;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(want, 0xab, sizeof(want));
+	for (swap = 0; swap < 2; swap++) {
+		memset(buf, 0, size);
+		at = sfu_test_note(buf, 0, 1, "GNU", 16, 0x11, swap);
+		end = sfu_test_note(buf, at, SFU_NT_GNU_BUILD_ID, "GNU",
+				    SFU_TEST_ID_LEN, 0xab, swap);
+		KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, end, swap, id,
+							sizeof(id)),
+				SFU_TEST_ID_LEN);
+		KUNIT_EXPECT_EQ(test, memcmp(id, want, sizeof(want)), 0);
+		KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, end, !swap, id,
+							sizeof(id)), 0);
+		KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, end, swap, id,
+							SFU_TEST_ID_LEN - 1),
+				0);
+		KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, end - 1, swap, id,
+							sizeof(id)), 0);
+	}
+	sfu_test_note(buf, 0, SFU_NT_GNU_BUILD_ID, "XNU", SFU_TEST_ID_LEN,
+		      0xab, false);
+	KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, size, false, id,
+						sizeof(id)), 0);
+	/* A filler note up to the searched bytes' end, then the build-id. */
+	at = sfu_test_note(buf, 0, 1, "GNU",
+			   SFU_NOTES_MAX - SFU_TEST_NHDR - SFU_TEST_NOTE_PAD,
+			   0x22, false);
+	KUNIT_ASSERT_EQ(test, at, (size_t)SFU_NOTES_MAX);
+	sfu_test_note(buf, at, SFU_NT_GNU_BUILD_ID, "GNU", SFU_TEST_ID_LEN,
+		      0xab, false);
+	KUNIT_EXPECT_EQ(test, sfu_note_build_id(buf, size, false, id,
+						sizeof(id)), 0);
+}
+
 static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_zero_tail),
@@ -943,6 +1023,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table_hot, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
+	KUNIT_CASE(sfu_test_build_id_note),
 	{}
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../include/sframe/format.h"
+#include "../include/sframe/note.h"
 #include "elf-sframe.h"
 
 int sfu_file_load(const char *path, struct sfu_file *f)
@@ -59,9 +60,6 @@ struct sfu_elf {
 
 #define SFU_BYTE_BITS	8
 #define SFU_BYTE_MASK	0xff
-/* ELF notes pad their name and descriptor to this many bytes. */
-#define SFU_NOTE_PAD		4ULL
-#define SFU_NOTE_ALIGN(n)	(((n) + SFU_NOTE_PAD - 1) & ~(SFU_NOTE_PAD - 1))
 
 /**
  * sfu_elf_rd() - read an ELF field in the file's byte order
@@ -218,29 +216,10 @@ const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
 	return NULL;
 }
 
-/* The GNU build-id note in the @len bytes of notes at @p, or 0. */
-static size_t sfu_notes_build_id(bool big, const uint8_t *p, uint64_t len,
-				 uint8_t *id, size_t max)
+/* Is a file of byte order @big the other byte order than this machine's? */
+static bool sfu_other_order(bool big)
 {
-	uint64_t namesz, descsz, pos = 0, name_at, desc_at;
-
-	while (len - pos >= sizeof(Elf64_Nhdr)) {
-		namesz = SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_namesz);
-		descsz = SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_descsz);
-		name_at = pos + sizeof(Elf64_Nhdr);
-		desc_at = name_at + SFU_NOTE_ALIGN(namesz);
-		if (desc_at > len || SFU_NOTE_ALIGN(descsz) > len - desc_at)
-			return 0;
-		if (SFU_ELF_RD(big, p + pos, Elf64_Nhdr, n_type) ==
-		    NT_GNU_BUILD_ID && namesz == sizeof(ELF_NOTE_GNU) &&
-		    !memcmp(p + name_at, ELF_NOTE_GNU, namesz) &&
-		    descsz && descsz <= max) {
-			memcpy(id, p + desc_at, descsz);
-			return descsz;
-		}
-		pos = desc_at + SFU_NOTE_ALIGN(descsz);
-	}
-	return 0;
+	return big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 }
 
 /**
@@ -249,8 +228,8 @@ static size_t sfu_notes_build_id(bool big, const uint8_t *p, uint64_t len,
  * @id: where the build-id goes
  * @max: room at @id
  *
- * Reads the PT_NOTE segments, as the kernel does for its own build-id
- * checks.
+ * Reads the PT_NOTE segments with the module's own note parser
+ * (lib/sframe/note.c), so both find the same build-id in every file.
  *
  * Return: the build-id's length, or 0 if the file has none that fits.
  */
@@ -270,7 +249,9 @@ size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
 		if (!sfu_in_file(f, off, size))
 			continue;
-		n = sfu_notes_build_id(big, f->data + off, size, id, max);
+		n = sfu_note_build_id(f->data + off, size,
+				      sfu_other_order(big), id,
+				      max < U32_MAX ? max : U32_MAX);
 		if (n)
 			return n;
 	}

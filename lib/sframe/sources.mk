@@ -6,8 +6,9 @@
 # through "make sframe-srcs") all take it from here.
 #
 #   sframe-dec	reading sections: headers, FDEs, FREs, rules, lookups,
-#		row indexes, rule tables, printing (kernel and host)
+#		row indexes, rule tables, printing, the build-id note
+#		(kernel and host)
 #   sframe-enc	writing sections (host tools and tests only)
 
-sframe-dec := decode rule lookup rows table print
+sframe-dec := decode rule lookup rows table print note
 sframe-enc := encode

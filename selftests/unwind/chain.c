@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "../../include/sframe/format.h"
 #include "uw.h"
 #include "uwlib.h"
 
@@ -55,9 +56,7 @@
 #define UW_ALIGN	64
 #define UW_LOOKUP	UW_DBG_DIR "/lookup"
 
-#define UW_PT_GNU_SFRAME	0x6474e554
-#define UW_SFRAME_MAGIC		0xdee2
-#define UW_SFRAME_VERSION_OFF	2
+#define UW_SFRAME_VERSION_OFF	offsetof(struct sframe_preamble, sfp_version)
 #define UW_GEN_VERSION		3
 
 /* Where this build's SFrame comes from (see above). */
@@ -411,13 +410,13 @@ static int uw_phdr_version(struct dl_phdr_info *info, size_t size, void *data)
 	if (!slot)
 		return 0;
 	for (i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != UW_PT_GNU_SFRAME ||
+		if (info->dlpi_phdr[i].p_type != SFRAME_PT_GNU_SFRAME ||
 		    info->dlpi_phdr[i].p_memsz <= UW_SFRAME_VERSION_OFF)
 			continue;
 		sec = (const unsigned char *)(info->dlpi_addr +
 					      info->dlpi_phdr[i].p_vaddr);
 		memcpy(&magic, sec, sizeof(magic));
-		if (magic == UW_SFRAME_MAGIC)
+		if (magic == SFRAME_MAGIC)
 			*slot = sec[UW_SFRAME_VERSION_OFF];
 	}
 	return 0;
