@@ -5,6 +5,8 @@
  */
 #include <linux/moduleparam.h>
 
+#include <sframe/table.h>
+
 #include "sfu.h"
 
 /* Default bounds: far above real programs, far below harm. */

@@ -30,6 +30,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include <sframe/table.h>
+
 #include "sfu.h"
 
 #define SFU_MMS_HASH_BITS	8

@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 
+#include <sframe/table.h>
 #include <sframe/unwind_user.h>
 
 #include "arch/arch.h"

@@ -15,6 +15,7 @@
 #endif
 #include "../include/sframe/decode.h"
 #include "../include/sframe/encode.h"
+#include "../include/sframe/table.h"
 #include "../include/sframe/note.h"
 #include "sframe_test_sections.h"
 

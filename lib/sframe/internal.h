@@ -5,7 +5,7 @@
 #ifndef _SFRAME_INTERNAL_H
 #define _SFRAME_INTERNAL_H
 
-#include "../../include/sframe/decode.h"
+#include "../../include/sframe/table.h"
 
 int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode);
 void sfu_fde_head(const struct sfu_section *sec, struct sfu_fde *fde,

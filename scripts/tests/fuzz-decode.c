@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../include/sframe/decode.h"
+#include "../../include/sframe/table.h"
 
 #define FUZZ_HDR	8
 #define FUZZ_PROBES	16
