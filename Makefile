@@ -75,7 +75,7 @@ HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
-	man install dkms-src dkms-install dkms-remove deb check-deb sframe-srcs
+	man install dkms-src dkms-install dkms-remove deb check-deb sframe-srcs module-src
 
 all: $(HOST_TOOLS)
 
@@ -227,13 +227,18 @@ install: all man
 		scripts/systemd/sframectl.service > $(DESTDIR)$(unitdir)/sframectl.service
 	chmod 644 $(DESTDIR)$(unitdir)/sframectl.service
 
-# The module's source as DKMS wants it: Kbuild, kernel/, lib/, include/,
-# dkms.conf.
-dkms-src:
-	install -d $(DESTDIR)$(DKMS_SRC)
-	cp Kbuild $(DESTDIR)$(DKMS_SRC)/
+# The module's source tree, Kbuild, kernel/, lib/ and include/, copied to
+# MODULE_SRC: what DKMS and the QEMU harness build the module from.
+module-src:
+	@test -n "$(MODULE_SRC)" || { echo "make module-src: MODULE_SRC=dir" >&2; exit 2; }
+	install -d $(MODULE_SRC)
+	cp Kbuild $(MODULE_SRC)/
 	find kernel lib include -type f \( -name '*.[ch]' -o -name '*.mk' \) \
-		-exec install -D -m 644 {} $(DESTDIR)$(DKMS_SRC)/{} \;
+		-exec install -D -m 644 {} $(MODULE_SRC)/{} \;
+
+# The module's source as DKMS wants it: module-src and dkms.conf.
+dkms-src:
+	$(MAKE) module-src MODULE_SRC=$(DESTDIR)$(DKMS_SRC)
 	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 # DKMS_KERNELS: kernel releases to build for (default: the running one).

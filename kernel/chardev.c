@@ -23,7 +23,11 @@
 #include <linux/uaccess.h>
 
 #include "compat.h"
-#include "sfu.h"
+#include "chardev.h"
+#include "params.h"
+#include "quota.h"
+#include "registry.h"
+#include "sidecar.h"
 
 /* Versions of the argument structs this module knows: the first. */
 #define SFU_REGION_SIZE_VER0	sizeof(struct sframe_unwind_region)

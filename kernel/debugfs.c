@@ -58,7 +58,10 @@
 
 #include <sframe/decode.h>
 
-#include "sfu.h"
+#include "debugfs.h"
+#include "introspect.h"
+#include "testhook.h"
+#include "trace_request.h"
 
 #define SFU_DBG_MAX_SECTION	(16UL << 20)
 #define SFU_DBG_MIN_ALLOC	(64UL << 10)

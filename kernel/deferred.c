@@ -37,7 +37,9 @@
 
 #include <sframe/deferred.h>
 
-#include "sfu.h"
+#include "deferred.h"
+#include "stats.h"
+#include "twork.h"
 
 #include "trace.h"
 

@@ -16,9 +16,11 @@
 #include <linux/stat.h>
 
 #include <sframe/note.h>
+#include <uapi/linux/sframe_unwind.h>
 
 #include "compat.h"
-#include "sfu.h"
+#include "elf.h"
+#include "filecache.h"
 
 /* Program headers read per file; binaries have about a dozen. */
 #define SFU_ELF_MAX_PHDRS	128

@@ -34,7 +34,10 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "sfu.h"
+#include "elf.h"
+#include "filecache.h"
+#include "params.h"
+#include "registry.h"
 
 #define SFU_FCACHE_HASH_BITS	6
 #define SFU_FCACHE_DEF_MAX	64

@@ -50,7 +50,11 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "sfu.h"
+#include "hooks.h"
+#include "mapping.h"
+#include "registry.h"
+#include "stats.h"
+#include "twork.h"
 
 #define SFU_MMAP_SYMBOL		"perf_event_mmap"
 #define SFU_FORK_SYMBOL		"perf_event_fork"

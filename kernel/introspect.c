@@ -29,7 +29,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "sfu.h"
+#include "filecache.h"
+#include "introspect.h"
+#include "redirect.h"
+#include "registry.h"
+#include "sidecar.h"
+#include "stats.h"
+#include "twork.h"
 
 static const char *const sfu_source_names[] = {
 	[SFRAME_UNWIND_SRC_ELF] = "elf",

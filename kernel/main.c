@@ -15,7 +15,17 @@
 #include <sframe/version.h>
 #include <sframe/decode.h>
 
-#include "sfu.h"
+#include "chardev.h"
+#include "debugfs.h"
+#include "deferred.h"
+#include "filecache.h"
+#include "hooks.h"
+#include "redirect.h"
+#include "registry.h"
+#include "scan.h"
+#include "sidecar.h"
+#include "stats.h"
+#include "twork.h"
 
 static bool sfu_scan_on_load = true;
 module_param_named(scan_on_load, sfu_scan_on_load, bool, 0444);

@@ -22,7 +22,13 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "sfu.h"
+#include "elf.h"
+#include "filecache.h"
+#include "mapping.h"
+#include "params.h"
+#include "registry.h"
+#include "sidecar.h"
+#include "stats.h"
 #include "trace.h"
 
 /* The mapping a region is built for, as seen under the mmap lock. */

@@ -7,7 +7,7 @@
 
 #include <sframe/table.h>
 
-#include "sfu.h"
+#include "params.h"
 
 /* Default bounds: far above real programs, far below harm. */
 #define SFU_DEF_MAX_SECTIONS		1024

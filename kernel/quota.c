@@ -21,7 +21,10 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "sfu.h"
+#include "params.h"
+#include "quota.h"
+#include "registry.h"
+#include "stats.h"
 
 #define SFU_USERS_HASH_BITS		6
 #define SFU_PERCENT			100

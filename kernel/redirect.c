@@ -41,7 +41,10 @@
 
 #include "arch/arch.h"
 #include "compat.h"
-#include "sfu.h"
+#include "hooks.h"
+#include "redirect.h"
+#include "registry.h"
+#include "stats.h"
 
 struct sfu_redirect {
 	const char *symbol;

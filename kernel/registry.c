@@ -32,7 +32,12 @@
 
 #include <sframe/table.h>
 
-#include "sfu.h"
+#include "filecache.h"
+#include "params.h"
+#include "quota.h"
+#include "registry.h"
+#include "sidecar.h"
+#include "stats.h"
 
 #define SFU_MMS_HASH_BITS	8
 

@@ -12,7 +12,9 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 
-#include "sfu.h"
+#include "mapping.h"
+#include "scan.h"
+#include "stats.h"
 
 /* Executable mappings a scan of one mm looks at. */
 #define SFU_SCAN_MAX_VMAS	4096

@@ -19,7 +19,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "sfu.h"
+#include "elf.h"
+#include "params.h"
+#include "registry.h"
+#include "scan.h"
+#include "sidecar.h"
+#include "stats.h"
 #include "watch.h"
 
 /* A daemon registers every file without SFrame that runs: room for them. */

@@ -11,7 +11,9 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 
-#include "sfu.h"
+#include <sframe/decode.h>
+
+#include "stats.h"
 
 /*
  * Per CPU: the walker counts every walk, from every CPU, also in NMI.

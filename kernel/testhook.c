@@ -33,7 +33,7 @@
 
 #include <sframe/deferred.h>
 
-#include "sfu.h"
+#include "testhook.h"
 
 #define SFU_TH_MAX_RESULTS	256
 #define SFU_TH_CONSUMERS	2

@@ -24,7 +24,7 @@
 
 #include <sframe/deferred.h>
 
-#include "sfu.h"
+#include "trace_request.h"
 
 #define SFU_RQ_SYMBOL_MAX	KSYM_NAME_LEN
 #define SFU_RQ_NONE		"none"

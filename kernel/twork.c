@@ -37,7 +37,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
-#include "sfu.h"
+#include "twork.h"
 
 /* Items reaped per queue call, so a queue never runs long. */
 #define SFU_TW_REAP_BATCH	16

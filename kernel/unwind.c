@@ -32,9 +32,12 @@
 
 #include <sframe/table.h>
 #include <sframe/unwind_user.h>
+#include <uapi/linux/sframe_unwind.h>
 
 #include "arch/arch.h"
-#include "sfu.h"
+#include "introspect.h"
+#include "registry.h"
+#include "stats.h"
 
 #define SFU_DEF_MAX_DEPTH	127
 #define SFU_MAX_DEPTH_LIMIT	1024

@@ -18,7 +18,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "sfu.h"
+#include "registry.h"
+#include "sidecar.h"
 #include "watch.h"
 
 /* What a watch waits for. */

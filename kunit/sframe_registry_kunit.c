@@ -15,7 +15,11 @@
 #include <linux/sched/mm.h>
 #include <linux/stdarg.h>
 
-#include "../kernel/sfu.h"
+#include <uapi/linux/sframe_unwind.h>
+
+#include "../kernel/params.h"
+#include "../kernel/registry.h"
+#include "../kernel/stats.h"
 #include "sframe_test_sections.h"
 
 #define REG_BASE		0x400000UL

@@ -17,8 +17,10 @@
 #include <linux/uaccess.h>
 
 #include <sframe/unwind_user.h>
+#include <uapi/linux/sframe_unwind.h>
 
-#include "../kernel/sfu.h"
+#include "../kernel/registry.h"
+#include "../kernel/stats.h"
 #include "sframe_test_sections.h"
 
 #define UW_TEXT			0x10000000UL

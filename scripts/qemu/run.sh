@@ -177,8 +177,9 @@ if [ -n "$module" ]; then
 	cp "$module" "$out/mod/sframe_unwind.ko"
 	echo "# $prog: module $module"
 else
-	mkdir -p "$out/mod/src"
-	cp -r "$root/Kbuild" "$root/kernel" "$root/include" "$out/mod/src/"
+	rm -rf "$out/mod/src"
+	make -s --no-print-directory -C "$root" module-src \
+		MODULE_SRC="$out/mod/src" || die "cannot copy the module's source"
 	build_module "$out/mod/src" "$out/mod"
 fi
 build_module "$root/selftests/modules" "$out/testmod"

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * From a mapped file to a registered region (mapping.c).
+ */
+#ifndef _SFU_MAPPING_H
+#define _SFU_MAPPING_H
+
+#include <linux/types.h>
+
+struct mm_struct;
+struct task_struct;
+struct vm_area_struct;
+
+bool sfu_mapping_register_now(struct vm_area_struct *vma);
+int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
+			 unsigned long addr);
+
+#endif /* _SFU_MAPPING_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Each user's share of the memory for JIT sections (quota.c).
+ */
+#ifndef _SFU_QUOTA_H
+#define _SFU_QUOTA_H
+
+#include <linux/types.h>
+
+struct sfu_user;
+
+struct sfu_user *sfu_user_get(void);
+struct sfu_user *sfu_user_hold(struct sfu_user *u);
+void sfu_user_put(struct sfu_user *u);
+int sfu_user_charge(struct sfu_user *u, size_t bytes);
+void sfu_user_uncharge(struct sfu_user *u, size_t bytes);
+long sfu_jit_pool_limit(void);
+
+#endif /* _SFU_QUOTA_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sections registered for files without their own (sidecar.c), kept
+ * by device, inode and build-id.
+ */
+#ifndef _SFU_SIDECAR_H
+#define _SFU_SIDECAR_H
+
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include <sframe/decode.h>
+#include <uapi/linux/sframe_unwind.h>
+
+#include "elf.h"
+
+struct file;
+struct sfu_watch;
+
+/* A sidecar section: kernel copy of generated SFrame for one file. */
+struct sfu_blob {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct hlist_node node;		/* sfu_sidecars: RCU, its mutex */
+	dev_t dev;
+	unsigned long ino;
+	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u32 build_id_len;
+	struct sfu_stamp stamp;		/* the file's version then */
+	u64 link_vaddr;			/* section address at link time */
+	size_t len;
+	u8 *data;
+	/*
+	 * The sidecar whose bytes @data are, when another file (a copy, the
+	 * same file in another layer) registered the same section first; a
+	 * reference to it.  NULL: @data is this sidecar's own.
+	 */
+	struct sfu_blob *same;
+	/*
+	 * @data validated and indexed once, at the link-time address, when
+	 * @indexed (only for a sidecar with bytes of its own).  Mappings of
+	 * the file borrow the index, shifted by their load bias
+	 * (sfu_region_borrow_section()), instead of building one each.
+	 */
+	struct sfu_section sec;
+	size_t sec_bytes;
+	bool indexed;
+	/* The watch on its file (watch.c) while in the table, or NULL. */
+	struct sfu_watch *watch;
+};
+
+struct sfu_blob *sfu_sidecar_get(struct file *file);
+int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
+		    const void __user *bytes);
+int sfu_sidecar_del(struct file *file);
+int sfu_sidecar_del_build_id(const u8 *id, u32 len);
+u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room);
+void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing);
+int sfu_sidecar_init(void);
+void sfu_sidecar_exit(void);
+
+#endif /* _SFU_SIDECAR_H */
