@@ -27,6 +27,7 @@
 #include "params.h"
 #include "quota.h"
 #include "registry.h"
+#include "scan.h"
 #include "sidecar.h"
 
 /* Versions of the argument structs this module knows: the first. */
@@ -196,6 +197,21 @@ static bool sfu_may_manage_files(void)
 	return capable(CAP_SYS_ADMIN) || perfmon_capable();
 }
 
+/*
+ * ADD_FILE: the sidecar goes into the store, then the mappings of the file
+ * that exist already, in every process, get it too.
+ */
+static int sfu_sidecar_add_scan(struct file *file,
+				const struct sframe_unwind_file *a)
+{
+	int ret;
+
+	ret = sfu_sidecar_add(file, a, u64_to_user_ptr(a->sframe_ptr));
+	if (!ret)
+		sfu_scan_file(file_inode(file));
+	return ret;
+}
+
 static long sfu_ioc_file(const void __user *uarg, bool add)
 {
 	struct sframe_unwind_file a;
@@ -224,7 +240,7 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	    !S_ISREG(file_inode(file)->i_mode))
 		ret = -EBADF;
 	else if (add)
-		ret = sfu_sidecar_add(file, &a, u64_to_user_ptr(a.sframe_ptr));
+		ret = sfu_sidecar_add_scan(file, &a);
 	else
 		ret = sfu_sidecar_del(file);
 	fput(file);

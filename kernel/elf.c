@@ -20,7 +20,6 @@
 
 #include "compat.h"
 #include "elf.h"
-#include "filecache.h"
 
 /* Program headers read per file; binaries have about a dozen. */
 #define SFU_ELF_MAX_PHDRS	128
@@ -47,7 +46,7 @@ int sfu_elf_read_exact(struct file *file, void *buf, size_t len, u64 off)
 /**
  * sfu_elf_read() - read the ELF header and program headers of @file
  * @file: the file
- * @elf: filled in; its program headers are freed by sfu_elf_put()
+ * @elf: filled in; its program headers are freed by sfu_elf_free()
  *
  * Return: 0, -ENOEXEC for a file that is not a native ELF file, or
  * -ENOMEM.
@@ -60,7 +59,6 @@ int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf)
 	int ret;
 
 	elf->ph = NULL;
-	elf->cached = NULL;
 	ret = sfu_elf_read_exact(file, eh, sizeof(*eh), 0);
 	if (ret)
 		return -ENOEXEC;
@@ -84,31 +82,11 @@ int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf)
 	return 0;
 }
 
-/**
- * sfu_elf_get() - the program headers of @file
- * @file: the file
- * @elf: filled in; let go with sfu_elf_put()
- *
- * Those of its file cache entry if it has one for the file as it is now
- * (nothing is read), else read from the file.
- *
- * Return: as sfu_elf_read().
- */
-int sfu_elf_get(struct file *file, struct sfu_elf_headers *elf)
+/* Let go of the program headers sfu_elf_read() read. */
+void sfu_elf_free(struct sfu_elf_headers *elf)
 {
-	elf->cached = sfu_fcache_get(file);
-	if (!elf->cached)
-		return sfu_elf_read(file, elf);
-	elf->ph = sfu_fcache_phdrs(elf->cached, &elf->phnum);
-	return 0;
-}
-
-void sfu_elf_put(struct sfu_elf_headers *elf)
-{
-	if (elf->cached)
-		sfu_fcache_put(elf->cached);
-	else
-		kfree(elf->ph);
+	kfree(elf->ph);
+	elf->ph = NULL;
 }
 
 const Elf64_Phdr *sfu_elf_find(const struct sfu_elf_headers *elf, u32 type)

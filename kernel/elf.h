@@ -11,7 +11,6 @@
 #include <linux/types.h>
 
 struct file;
-struct sfu_fcache;
 
 /*
  * A file's version: what stat() gives of it, and the inode's generation,
@@ -24,18 +23,16 @@ struct sfu_stamp {
 	u32 generation;
 };
 
-/* The headers of a native ELF file, read from it or from the file cache. */
+/* The headers of a native ELF file. */
 struct sfu_elf_headers {
 	Elf64_Ehdr eh;
 	const Elf64_Phdr *ph;
 	unsigned int phnum;
-	struct sfu_fcache *cached;	/* @ph is its copy, eh not read */
 };
 
 int sfu_elf_read_exact(struct file *file, void *buf, size_t len, u64 off);
 int sfu_elf_read(struct file *file, struct sfu_elf_headers *elf);
-int sfu_elf_get(struct file *file, struct sfu_elf_headers *elf);
-void sfu_elf_put(struct sfu_elf_headers *elf);
+void sfu_elf_free(struct sfu_elf_headers *elf);
 const Elf64_Phdr *sfu_elf_find(const struct sfu_elf_headers *elf, u32 type);
 const Elf64_Phdr *sfu_elf_text(const struct sfu_elf_headers *elf,
 			       unsigned long pgoff);

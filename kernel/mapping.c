@@ -41,6 +41,43 @@ struct sfu_vma_ref {
 };
 
 /*
+ * The program headers of a mapped file: the file cache's copy when it
+ * holds the file as it is now (nothing is read; @cached lends its
+ * index), else read from the file.
+ */
+struct sfu_file_headers {
+	struct sfu_elf_headers elf;
+	struct sfu_fcache *cached;
+};
+
+static int sfu_headers_get(struct file *file, struct sfu_file_headers *h)
+{
+	h->cached = sfu_fcache_get(file);
+	if (!h->cached)
+		return sfu_elf_read(file, &h->elf);
+	h->elf.ph = sfu_fcache_phdrs(h->cached, &h->elf.phnum);
+	return 0;
+}
+
+/* The same without sleeping: the file cache's copy or nothing. */
+static bool sfu_headers_get_now(struct file *file, struct sfu_file_headers *h)
+{
+	h->cached = sfu_fcache_get_now(file);
+	if (!h->cached)
+		return false;
+	h->elf.ph = sfu_fcache_phdrs(h->cached, &h->elf.phnum);
+	return true;
+}
+
+static void sfu_headers_put(struct sfu_file_headers *h)
+{
+	if (h->cached)
+		sfu_fcache_put(h->cached);
+	else
+		sfu_elf_free(&h->elf);
+}
+
+/*
  * Index the file's section @bytes once for the file cache and lend it to
  * @r.  Return: true if @r has its section, false if the cache could not
  * take it (the caller indexes it for @r alone, and reports any error).
@@ -67,14 +104,15 @@ static bool sfu_region_from_new_cache(struct sfu_region *r, struct file *file,
 }
 
 static int sfu_region_from_file(struct sfu_region *r, struct file *file,
-				struct sfu_elf_headers *elf,
+				const struct sfu_file_headers *h,
 				const Elf64_Phdr *s, unsigned long bias)
 {
+	const struct sfu_elf_headers *elf = &h->elf;
 	void *bytes;
 	int ret;
 
-	if (elf->cached) {
-		sfu_fcache_lend(r, elf->cached, bias);
+	if (h->cached) {
+		sfu_fcache_lend(r, h->cached, bias);
 		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 		return 0;
 	}
@@ -179,15 +217,15 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 	const Elf64_Phdr *text, *sf;
 	struct sfu_blob *blob = NULL;
 	struct sfu_region *r = NULL;
-	struct sfu_elf_headers elf;
+	struct sfu_file_headers h;
 	unsigned long bias;
 	int ret;
 
-	ret = sfu_elf_get(v->file, &elf);
+	ret = sfu_headers_get(v->file, &h);
 	if (ret)
 		return ret == -ENOMEM ? ERR_PTR(ret) : NULL;
-	text = sfu_elf_text(&elf, v->pgoff);
-	sf = sfu_elf_find(&elf, SFRAME_PT_GNU_SFRAME);
+	text = sfu_elf_text(&h.elf, v->pgoff);
+	sf = sfu_elf_find(&h.elf, SFRAME_PT_GNU_SFRAME);
 	if (!text)
 		goto free_phdrs;
 	if (!sf) {
@@ -207,7 +245,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 	r->blob = blob;
 	blob = NULL;
 	if (sf)
-		ret = sfu_region_from_file(r, v->file, &elf, sf, bias);
+		ret = sfu_region_from_file(r, v->file, &h, sf, bias);
 	else
 		ret = sfu_region_from_blob(r, bias);
 	if (ret) {
@@ -218,7 +256,7 @@ put_blob:
 	if (blob)
 		sfu_blob_put(blob);
 free_phdrs:
-	sfu_elf_put(&elf);
+	sfu_headers_put(&h);
 	return r;
 }
 
@@ -245,8 +283,8 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 		.tgid = task_tgid_nr(current),
 	};
 	const Elf64_Phdr *text;
+	struct sfu_file_headers h;
 	struct sfu_region *r;
-	struct sfu_elf_headers elf;
 	struct sfu_mm *smm;
 	unsigned long bias;
 	bool done = false;
@@ -264,11 +302,9 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 	rcu_read_unlock();
 	if (!smm || done)
 		return done;
-	elf.cached = sfu_fcache_get_now(v.file);
-	if (!elf.cached)
+	if (!sfu_headers_get_now(v.file, &h))
 		return false;
-	elf.ph = sfu_fcache_phdrs(elf.cached, &elf.phnum);
-	text = sfu_elf_text(&elf, v.pgoff);
+	text = sfu_elf_text(&h.elf, v.pgoff);
 	if (!text) {
 		done = true;
 		goto put_elf;
@@ -277,7 +313,7 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 	r = sfu_region_new(&v, text, bias, SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
 	if (IS_ERR(r))
 		goto put_elf;
-	sfu_fcache_lend(r, elf.cached, bias);
+	sfu_fcache_lend(r, h.cached, bias);
 	/* A section read where it is mapped wants its pages faulted in. */
 	if (r->sec.table &&
 	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
@@ -288,7 +324,7 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 	}
 	sfu_region_put(r);
 put_elf:
-	sfu_elf_put(&elf);
+	sfu_headers_put(&h);
 	return done;
 }
 

@@ -22,7 +22,6 @@
 #include "elf.h"
 #include "params.h"
 #include "registry.h"
-#include "scan.h"
 #include "sidecar.h"
 #include "stats.h"
 #include "watch.h"
@@ -176,8 +175,8 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
  * @arg: the checked ioctl argument
  * @bytes: the section in the caller's memory
  *
- * Mappings of @file that exist already, in every process, get the section
- * too: the sidecar is in the table before they are looked for, so a
+ * Only the store: mappings of @file that exist already are the caller's
+ * to look for once this returned (scan.c's sfu_scan_file()), so that a
  * mapping made meanwhile is found by one or the other.
  *
  * Return: 0; -ENOEXEC not a native ELF file, -ESTALE build-id mismatch,
@@ -252,13 +251,11 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		blob = old;	/* the table's reference to drop */
 	}
 	mutex_unlock(&sfu_sidecar_lock);
-	if (!ret)
-		sfu_scan_file(inode);
 put_blob:
 	if (blob)
 		sfu_blob_put(blob);
 free_phdrs:
-	sfu_elf_put(&elf);
+	sfu_elf_free(&elf);
 	return ret;
 }
 
