@@ -24,7 +24,6 @@
 
 #include "compat.h"
 #include "chardev.h"
-#include "params.h"
 #include "quota.h"
 #include "registry.h"
 #include "scan.h"
@@ -163,7 +162,7 @@ static long sfu_ioc_add(const void __user *uarg)
 	    !sfu_user_range_ok(a.text_start, a.text_end - a.text_start) ||
 	    !sfu_user_range_ok(a.sframe_start, a.sframe_len))
 		return -EINVAL;
-	if (a.sframe_len > sfu_max_section_bytes)
+	if (sfu_section_too_big(a.sframe_len))
 		return -EFBIG;
 	u = sfu_user_get();
 	if (!u)

@@ -36,7 +36,6 @@
 #include "compat.h"
 #include "elf.h"
 #include "filecache.h"
-#include "params.h"
 #include "registry.h"
 
 #define SFU_FCACHE_HASH_BITS	6
@@ -288,7 +287,7 @@ static bool sfu_fcache_charge(size_t bytes)
 {
 	long total = atomic_long_add_return(bytes, &sfu_fcache_bytes);
 
-	if (total + sfu_stat_bytes() <= (long)READ_ONCE(sfu_max_total_bytes))
+	if (total + sfu_stat_bytes() <= sfu_mem_limit())
 		return true;
 	atomic_long_sub(bytes, &sfu_fcache_bytes);
 	return false;

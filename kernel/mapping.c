@@ -25,7 +25,6 @@
 #include "elf.h"
 #include "filecache.h"
 #include "mapping.h"
-#include "params.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -116,7 +115,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 		return 0;
 	}
-	if (!s->p_filesz || s->p_filesz > sfu_max_section_bytes) {
+	if (!s->p_filesz || sfu_section_too_big(s->p_filesz)) {
 		sfu_refuse_file(file, "section size", s->p_filesz, -EFBIG);
 		return -EFBIG;
 	}

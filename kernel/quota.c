@@ -21,7 +21,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "params.h"
 #include "quota.h"
 #include "registry.h"
 #include "stats.h"
@@ -68,7 +67,7 @@ MODULE_PARM_DESC(file_reserve_percent,
 /* @percent of max_total_bytes. */
 static long sfu_pool_share(unsigned int percent)
 {
-	return mult_frac((long)READ_ONCE(sfu_max_total_bytes),
+	return mult_frac(sfu_mem_limit(),
 			 (long)min_t(unsigned int, percent, SFU_PERCENT),
 			 SFU_PERCENT);
 }
@@ -80,7 +79,7 @@ static long sfu_pool_share(unsigned int percent)
  */
 long sfu_jit_pool_limit(void)
 {
-	return (long)READ_ONCE(sfu_max_total_bytes) -
+	return sfu_mem_limit() -
 	       sfu_pool_share(READ_ONCE(sfu_file_reserve_percent));
 }
 

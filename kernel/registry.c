@@ -25,6 +25,7 @@
 #include <linux/atomic.h>
 #include <linux/file.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -33,13 +34,64 @@
 #include <sframe/table.h>
 
 #include "filecache.h"
-#include "params.h"
 #include "quota.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
 
 #define SFU_MMS_HASH_BITS	8
+
+/*
+ * The bounds of what the registry takes, far above real programs, far
+ * below harm: the registry applies them, the mapping, sidecar, file cache,
+ * quota and device code ask it (sfu_section_too_big(), sfu_mem_limit()).
+ */
+#define SFU_DEF_MAX_SECTIONS		1024
+#define SFU_DEF_MAX_SECTION_BYTES	(64UL << 20)
+#define SFU_DEF_MAX_MM_BYTES		(64UL << 20)
+#define SFU_DEF_MAX_TOTAL_BYTES		(256UL << 20)
+
+unsigned int sfu_max_sections = SFU_DEF_MAX_SECTIONS;
+module_param_named(max_sections, sfu_max_sections, uint, 0644);
+MODULE_PARM_DESC(max_sections,
+		 "Most SFrame sections registered per process (default 1024)");
+
+static unsigned long sfu_max_section_bytes = SFU_DEF_MAX_SECTION_BYTES;
+module_param_named(max_section_bytes, sfu_max_section_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_section_bytes,
+		 "Largest .sframe section accepted, in bytes (default 64 MiB)");
+
+unsigned long sfu_max_mm_bytes = SFU_DEF_MAX_MM_BYTES;
+module_param_named(max_mm_bytes, sfu_max_mm_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_mm_bytes,
+		 "Most kernel memory for one process's registry, in bytes (default 64 MiB)");
+
+static unsigned long sfu_max_total_bytes = SFU_DEF_MAX_TOTAL_BYTES;
+module_param_named(max_total_bytes, sfu_max_total_bytes, ulong, 0644);
+MODULE_PARM_DESC(max_total_bytes,
+		 "Most kernel memory for all registries, sidecars and section copies, in bytes (default 256 MiB)");
+
+static bool sfu_validate_fres;
+module_param_named(validate_fres, sfu_validate_fres, bool, 0644);
+MODULE_PARM_DESC(validate_fres,
+		 "Check every FRE of a section at registration (default: header and FDE index only)");
+
+/**
+ * sfu_section_too_big() - is a section of @len bytes over max_section_bytes?
+ * @len: its size
+ *
+ * Return: true if it is to be refused (-EFBIG).
+ */
+bool sfu_section_too_big(u64 len)
+{
+	return len > READ_ONCE(sfu_max_section_bytes);
+}
+
+/* max_total_bytes, now: the bound of sfu_mem_charge(). */
+long sfu_mem_limit(void)
+{
+	return (long)READ_ONCE(sfu_max_total_bytes);
+}
 
 static DEFINE_HASHTABLE(sfu_mms, SFU_MMS_HASH_BITS);
 static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
@@ -91,7 +143,7 @@ static int sfu_mem_refuse(size_t bytes, enum sfu_stat why)
  */
 int sfu_mem_charge(size_t bytes)
 {
-	if (sfu_mem_add(bytes) > (long)READ_ONCE(sfu_max_total_bytes))
+	if (sfu_mem_add(bytes) > sfu_mem_limit())
 		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
 	return 0;
 }
@@ -110,7 +162,7 @@ int sfu_mem_charge_jit(size_t bytes)
 {
 	long total = sfu_mem_add(bytes);
 
-	if (total > (long)READ_ONCE(sfu_max_total_bytes))
+	if (total > sfu_mem_limit())
 		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
 	if (total > sfu_jit_pool_limit())
 		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_JIT_RESERVE);

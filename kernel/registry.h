@@ -124,6 +124,12 @@ void sfu_registry_for_each(void (*fn)(struct sfu_mm *smm, void *arg),
 int sfu_registry_init(void);
 void sfu_registry_exit(void);
 
+/* Module parameters; the KUnit suite changes these two. */
+extern unsigned int sfu_max_sections;
+extern unsigned long sfu_max_mm_bytes;
+bool sfu_section_too_big(u64 len);
+long sfu_mem_limit(void);
+
 /* The registry's sizes, for the counters (stats.c). */
 long sfu_stat_mms(void);
 long sfu_stat_regions(void);

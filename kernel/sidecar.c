@@ -20,7 +20,6 @@
 #include <linux/uaccess.h>
 
 #include "elf.h"
-#include "params.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -192,7 +191,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	struct sfu_elf_headers elf;
 	int ret;
 
-	if (arg->sframe_len > sfu_max_section_bytes)
+	if (sfu_section_too_big(arg->sframe_len))
 		return -EFBIG;
 	ret = sfu_elf_read(file, &elf);
 	if (ret)

@@ -67,6 +67,10 @@ module_param_cb(max_depth, &sfu_max_depth_ops, &sfu_max_depth, 0644);
 MODULE_PARM_DESC(max_depth,
 		 "Most user frames one walk returns, 1 to 1024 (default 127)");
 
+module_param_named(rule_cache, sfu_table_hot_enabled, bool, 0644);
+MODULE_PARM_DESC(rule_cache,
+		 "Answer rule-table lookups of recent PCs from their hot entries (default Y)");
+
 static const char *const sfu_stop_names[SFU_STOP_NR] = {
 	[SFU_STOP_DEPTH]	= "depth",
 	[SFU_STOP_OUTERMOST]	= "outermost",

@@ -17,7 +17,6 @@
 
 #include <uapi/linux/sframe_unwind.h>
 
-#include "../kernel/params.h"
 #include "../kernel/registry.h"
 #include "../kernel/stats.h"
 #include "sframe_test_sections.h"

@@ -71,7 +71,7 @@ sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kunit/sframe_registry_kunit.o kunit/sframe_unwind_kunit.o \
 	kunit/sframe_test_sections.o \
 	$(patsubst %,lib/sframe/%.o,$(sframe-dec) $(sframe-enc)) \
-	kernel/registry.o kernel/params.o kernel/quota.o \
+	kernel/registry.o kernel/quota.o \
 	kernel/stats.o kernel/elf.o kernel/sidecar.o kernel/watch.o \
 	kernel/mapping.o kernel/filecache.o kernel/scan.o kernel/trace.o \
 	kernel/unwind.o
