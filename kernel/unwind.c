@@ -29,6 +29,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
 
 #include <sframe/table.h>
 #include <sframe/unwind_user.h>
@@ -108,20 +109,81 @@ struct sfu_walk {
 	struct sfu_rule scratch;	/* a rule decoded from a section */
 };
 
-/**
- * sfu_frame_record_step() - step through a frame record
- * @st: the frame
- * @fp: address of the record: the caller's frame pointer, then the
- *	return address
- * @record: the record's size; the caller's SP is just above it
- *
- * The frame-pointer fallback of x86-64 and arm64.
- *
- * Return: true if @st stepped to the caller, else false with @st->stop set.
- */
-bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
-			   unsigned long record)
+/* End the walk at @st for @why; returns false, as a failed step does. */
+static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
 {
+	st->stop = why;
+	return false;
+}
+
+/*
+ * Read the word at @a into @va and, if @both, the word at @b into @vb, in
+ * one user-access window (a frame's saved RA and FP): inline loads, where
+ * __get_user() and a copy are calls (a return thunk each on kernels built
+ * against return-stack attacks).  Only inside a non-faulting walk's
+ * page-fault-free scope (env.h, sfu_nofault_ok()).  Return: true if the
+ * reads worked.
+ */
+static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
+						   unsigned long *va,
+						   bool both, unsigned long b,
+						   unsigned long *vb)
+{
+	unsigned long __user *pa = (unsigned long __user *)a;
+	unsigned long __user *pb = (unsigned long __user *)b;
+
+	if (both && !access_ok(pb, sizeof(*pb)))
+		return false;
+	if (!user_access_begin(pa, sizeof(*pa)))
+		return false;
+	unsafe_get_user(*va, pa, fault_end_access);
+	if (both)
+		unsafe_get_user(*vb, pb, fault_end_access);
+	user_access_end();
+	return true;
+fault_end_access:
+	user_access_end();
+	return false;
+}
+
+/*
+ * Read one word of user memory in @st's mode; without faults only inside
+ * the walk's page-fault-free scope.
+ */
+static __always_inline int sfu_uread(const struct sfu_ustate *st,
+				     unsigned long addr, unsigned long *val)
+{
+	if (st->mode == SFU_MEM_USER)
+		return get_user(*val, (unsigned long __user *)addr);
+	if (unlikely(!pagefault_disabled()) ||
+	    !sfu_uread_pair_nofault(addr, val, false, 0, NULL))
+		return -EFAULT;
+	return 0;
+}
+
+/* Move @st to its caller at @ra, with @sp and @fp, if @ra can be code. */
+static __always_inline bool sfu_step_to(struct sfu_ustate *st,
+					unsigned long ra, unsigned long sp,
+					unsigned long fp)
+{
+	if (!ra || ra >= TASK_SIZE)
+		return sfu_stop(st, SFU_STOP_RA);
+	st->pc = ra;
+	st->sp = sp;
+	st->fp = fp;
+	st->exact = false;
+	st->regs = NULL;
+	return true;
+}
+
+/*
+ * Step through the frame record at FP, @record bytes: the caller's frame
+ * pointer, then the return address; the caller's SP is just above it.
+ */
+static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
+{
+	unsigned long fp = st->fp;
+
 	unsigned long next_fp, ra;
 
 	if (!fp || fp < st->sp || !IS_ALIGNED(fp, sizeof(long)))
@@ -129,34 +191,57 @@ bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
 	if (sfu_uread(st, fp, &next_fp) ||
 	    sfu_uread(st, fp + sizeof(long), &ra))
 		return sfu_stop(st, SFU_STOP_FAULT);
-	ra = sfu_arch_strip_ra(ra, true);
-	if (!ra || ra >= TASK_SIZE)
-		return sfu_stop(st, SFU_STOP_RA);
-	st->pc = ra;
-	st->sp = fp + record;
-	st->fp = next_fp;
-	st->exact = false;
-	st->regs = NULL;
-	return true;
+	return sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
+			   next_fp);
 }
 
-/**
- * sfu_ustate_restore() - continue from registers saved in a signal frame
- * @st: the frame
- * @pc: the interrupted PC
- * @sp: the interrupted SP
- * @fp: the interrupted FP
- * @ra: the interrupted return-address register (0 where there is none)
+/*
+ * Step through the back chain (s390x): word 0 of the frame at SP is the
+ * caller's SP, and the caller's register save area holds the return
+ * address at @ra_slot; FP stays.
  */
-void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
-			unsigned long sp, unsigned long fp, unsigned long ra)
+static bool sfu_back_chain_step(struct sfu_ustate *st, unsigned long ra_slot)
 {
+	unsigned long back, ra;
+
+	if (sfu_uread(st, st->sp, &back))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
+		return sfu_stop(st, SFU_STOP_NO_RULE);
+	if (sfu_uread(st, back + ra_slot, &ra))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	return sfu_step_to(st, ra, back, st->fp);
+}
+
+/* The caller by the architecture's frame links, where SFrame has none. */
+static bool sfu_fallback(struct sfu_ustate *st)
+{
+	static const struct sfu_fp_frame link = SFU_ARCH_FP_FRAME;
+
+	if (link.back_chain)
+		return sfu_back_chain_step(st, link.ra_slot);
+	return sfu_frame_record_step(st, link.record);
+}
+
+/*
+ * Continue from the registers a signal frame saved (@sr says where): the
+ * interrupted frame is exact again, its return-address register valid.
+ */
+static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
+{
+	unsigned long pc, sp, fp, ra = 0;
+
+	if (sfu_uread(st, sr->pc, &pc) || sfu_uread(st, sr->sp, &sp) ||
+	    sfu_uread(st, sr->fp, &fp) ||
+	    (sr->ra && sfu_uread(st, sr->ra, &ra)))
+		return sfu_stop(st, SFU_STOP_FAULT);
 	st->pc = pc;
 	st->sp = sp;
 	st->fp = fp;
 	st->ra = ra;
 	st->exact = true;
 	st->regs = NULL;
+	return true;
 }
 
 /* The value a location describes, given the frame's CFA, into @val. */
@@ -229,14 +314,7 @@ static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
 			    !(st->exact && rule->ra.kind != SFU_LOC_CFA)))
 		return sfu_stop(st, SFU_STOP_CFA);
 	ra = sfu_arch_strip_ra(ra, rule->flags & SFU_RULE_RA_MANGLED);
-	if (!ra || ra >= TASK_SIZE)
-		return sfu_stop(st, SFU_STOP_RA);
-	st->pc = ra;
-	st->sp = sp;
-	st->fp = fp;
-	st->exact = false;
-	st->regs = NULL;
-	return true;
+	return sfu_step_to(st, ra, sp, fp);
 }
 
 /* Note a corrupt section: drop it if this context may, else leave it. */
@@ -343,7 +421,7 @@ static __always_inline bool sfu_step(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
 	const struct sfu_rule *rule;
-	unsigned long ctx;
+	struct sfu_sigregs sr;
 	int ret;
 
 	ret = sfu_frame_rule(w, &rule);
@@ -355,13 +433,13 @@ static __always_inline bool sfu_step(struct sfu_walk *w)
 		w->res->sframe++;
 		return true;
 	}
-	if (sfu_arch_sigframe(st, &ctx)) {
-		if (!sfu_arch_sigreturn(st, ctx))
+	if (sfu_arch_sigframe(st, &sr)) {
+		if (!sfu_sigreturn(st, &sr))
 			return false;
 		w->res->signal++;
 		return true;
 	}
-	if (!sfu_arch_fallback(st))
+	if (!sfu_fallback(st))
 		return false;
 	w->res->fallback++;
 	return true;

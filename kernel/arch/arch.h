@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The interface between the walker (kernel/unwind.c) and the back end of
- * each architecture (kernel/arch/<arch>.c): how to find registers, strip
- * return addresses, step through signal frames and fall back to frame
- * pointers.
+ * each architecture (kernel/arch/<arch>.c).  The back end supplies data,
+ * the walker applies it, as the kernel's own user unwinder has it: where
+ * a frame's registers are, how a return address is stripped, where a
+ * signal frame keeps the interrupted registers, and how frames are linked
+ * without SFrame.  A back end reads no stack and steps no frame.
  */
 #ifndef _SFU_ARCH_H
 #define _SFU_ARCH_H
@@ -30,10 +32,44 @@ struct pt_regs;
 #elif defined(CONFIG_ARM64)
 #define SFU_ARCH_SP_REG		31
 #define SFU_ARCH_FP_REG		29
+#define SFU_ARCH_RA_REG		30	/* LR */
 #elif defined(CONFIG_S390)
 #define SFU_ARCH_SP_REG		15
 #define SFU_ARCH_FP_REG		11
+#define SFU_ARCH_RA_REG		14	/* r14 */
 #endif
+
+/*
+ * How frames are linked without SFrame, the walker's fallback.  x86-64
+ * and arm64: a frame record at FP, the caller's FP then the return
+ * address, the caller's SP just above it.  s390x (-mbackchain): word 0
+ * of a frame is the caller's SP, whose register save area holds r14,
+ * the return address, at @ra_slot; FP is left as it is.
+ */
+struct sfu_fp_frame {
+	bool back_chain;
+	u8 record;		/* frame record bytes */
+	u8 ra_slot;		/* back chain: where r14 is saved */
+};
+
+#if defined(CONFIG_S390)
+#define SFU_ARCH_FP_FRAME	{ .back_chain = true, \
+				  .ra_slot = SFU_ARCH_RA_REG * sizeof(unsigned long) }
+#else
+#define SFU_ARCH_FP_FRAME	{ .record = 2 * sizeof(unsigned long) }
+#endif
+
+/*
+ * Where a signal frame keeps the registers it interrupted: their slots'
+ * user addresses; @ra is 0 where no return-address register is saved
+ * (x86-64).
+ */
+struct sfu_sigregs {
+	unsigned long pc;
+	unsigned long sp;
+	unsigned long fp;
+	unsigned long ra;
+};
 
 /**
  * struct sfu_ustate - the registers of the frame being unwound
@@ -63,63 +99,6 @@ struct sfu_ustate {
 	u8 stop;
 };
 
-/* End the walk at @st for @why; returns false, as a failed step does. */
-static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
-{
-	st->stop = why;
-	return false;
-}
-
-/*
- * Read the word at @a into @va and, if @both, the word at @b into @vb, in
- * one user-access window (a frame's saved RA and FP): inline loads, where
- * __get_user() and a copy are calls (a return thunk each on kernels built
- * against return-stack attacks).  Only inside a non-faulting walk's
- * page-fault-free scope (env.h, sfu_nofault_ok()).  Return: true if the
- * reads worked.
- */
-static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
-						   unsigned long *va,
-						   bool both, unsigned long b,
-						   unsigned long *vb)
-{
-	unsigned long __user *pa = (unsigned long __user *)a;
-	unsigned long __user *pb = (unsigned long __user *)b;
-
-	if (both && !access_ok(pb, sizeof(*pb)))
-		return false;
-	if (!user_access_begin(pa, sizeof(*pa)))
-		return false;
-	unsafe_get_user(*va, pa, fault_end_access);
-	if (both)
-		unsafe_get_user(*vb, pb, fault_end_access);
-	user_access_end();
-	return true;
-fault_end_access:
-	user_access_end();
-	return false;
-}
-
-/*
- * Read one word of user memory in @st's mode; without faults only inside
- * the walk's page-fault-free scope.
- */
-static __always_inline int sfu_uread(const struct sfu_ustate *st,
-				     unsigned long addr, unsigned long *val)
-{
-	if (st->mode == SFU_MEM_USER)
-		return get_user(*val, (unsigned long __user *)addr);
-	if (unlikely(!pagefault_disabled()) ||
-	    !sfu_uread_pair_nofault(addr, val, false, 0, NULL))
-		return -EFAULT;
-	return 0;
-}
-
-bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long fp,
-			   unsigned long record);
-void sfu_ustate_restore(struct sfu_ustate *st, unsigned long pc,
-			unsigned long sp, unsigned long fp, unsigned long ra);
-
 bool sfu_arch_user_regs_ok(struct pt_regs *regs);
 void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs);
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 dwarf_reg,
@@ -138,8 +117,6 @@ static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 #endif
 }
 
-bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx);
-bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long ctx);
-bool sfu_arch_fallback(struct sfu_ustate *st);
+bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr);
 
 #endif /* _SFU_ARCH_H */

@@ -5,9 +5,9 @@
  * The decoder already turns the ABI's CFA offset adjustment and the V2
  * register encoding into plain rules; caller SP = CFA - 160.  The back
  * chain (word 0 of a frame, with -mbackchain) is the fallback instead of
- * frame pointers, and the sigreturn trampolines ("svc 173" for SA_SIGINFO
- * handlers, "svc 119" for the others) are stepped through the registers
- * saved in the signal frame.
+ * frame pointers (arch.h's SFU_ARCH_FP_FRAME), and the sigreturn
+ * trampolines ("svc 173" for SA_SIGINFO handlers, "svc 119" for the
+ * others) say where the signal frame saved the registers.
  */
 #include <linux/compat.h>
 #include <linux/ptrace.h>
@@ -20,14 +20,12 @@
 #include "arch.h"
 
 #define SFU_S390_FP		SFU_ARCH_FP_REG
-#define SFU_S390_RA		14
+#define SFU_S390_RA		SFU_ARCH_RA_REG
 #define SFU_S390_SP		SFU_ARCH_SP_REG
 #define SFU_S390_NR_GPRS	16
 /* svc __NR_rt_sigreturn, svc __NR_sigreturn */
 #define SFU_S390_SVC_RT		(0x0a00 | __NR_rt_sigreturn)
 #define SFU_S390_SVC		(0x0a00 | __NR_sigreturn)
-/* The register save area: r14 is saved at 14 * 8 from the frame's SP. */
-#define SFU_S390_RA_SLOT	(SFU_S390_RA * sizeof(unsigned long))
 /*
  * The frame the kernel builds: struct rt_sigframe { u8 callee_used_stack
  * [STACK_FRAME_OVERHEAD]; u16 svc_insn; siginfo info; ucontext uc; }.
@@ -76,53 +74,22 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 	return true;
 }
 
-bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
+bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 {
+	unsigned long regs;
 	u16 insn;
 
 	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
 		return false;
 	if (insn == SFU_S390_SVC_RT)
-		*ctx = st->sp + SFU_S390_SIGREGS_RT;
+		regs = st->sp + SFU_S390_SIGREGS_RT;
 	else if (insn == SFU_S390_SVC)
-		*ctx = st->sp + SFU_S390_SIGREGS;
+		regs = st->sp + SFU_S390_SIGREGS;
 	else
 		return false;
-	return true;
-}
-
-bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long sr)
-{
-	unsigned long pc, sp, fp, ra;
-
-	if (sfu_uread(st, sr + offsetof(_sigregs, regs.psw.addr), &pc) ||
-	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_SP]),
-		      &sp) ||
-	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_FP]),
-		      &fp) ||
-	    sfu_uread(st, sr + offsetof(_sigregs, regs.gprs[SFU_S390_RA]),
-		      &ra))
-		return sfu_stop(st, SFU_STOP_FAULT);
-	sfu_ustate_restore(st, pc, sp, fp, ra);
-	return true;
-}
-
-/* The back chain: [SP] is the caller's SP, its r14 slot the return. */
-bool sfu_arch_fallback(struct sfu_ustate *st)
-{
-	unsigned long back, ra;
-
-	if (sfu_uread(st, st->sp, &back))
-		return sfu_stop(st, SFU_STOP_FAULT);
-	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
-		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (sfu_uread(st, back + SFU_S390_RA_SLOT, &ra))
-		return sfu_stop(st, SFU_STOP_FAULT);
-	if (!ra || ra >= TASK_SIZE)
-		return sfu_stop(st, SFU_STOP_RA);
-	st->pc = ra;
-	st->sp = back;
-	st->exact = false;
-	st->regs = NULL;
+	sr->pc = regs + offsetof(_sigregs, regs.psw.addr);
+	sr->sp = regs + offsetof(_sigregs, regs.gprs[SFU_S390_SP]);
+	sr->fp = regs + offsetof(_sigregs, regs.gprs[SFU_S390_FP]);
+	sr->ra = regs + offsetof(_sigregs, regs.gprs[SFU_S390_RA]);
 	return true;
 }

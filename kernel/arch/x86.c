@@ -2,8 +2,9 @@
 /*
  * x86-64 back end: RSP, RBP and RIP from pt_regs, the return address at a
  * fixed CFA-8 (the rule says so), DRAP rules through any register of frame
- * 0, frame pointers as the fallback and the rt_sigreturn trampoline
- * (__restore_rt: "mov $15, %rax; syscall") stepped through its ucontext.
+ * 0, and where the rt_sigreturn trampoline (__restore_rt: "mov $15,
+ * %rax; syscall") finds the interrupted registers in its ucontext.  The
+ * fallback, frame records at RBP, is arch.h's SFU_ARCH_FP_FRAME.
  */
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -27,8 +28,6 @@ enum {
 static const u8 sfu_x86_sigreturn[] = {
 	0x48, 0xc7, 0xc0, __NR_rt_sigreturn, 0x00, 0x00, 0x00, 0x0f, 0x05,
 };
-
-#define SFU_X86_FRAME_RECORD	(2 * sizeof(unsigned long))
 
 bool sfu_arch_user_regs_ok(struct pt_regs *regs)
 {
@@ -88,31 +87,18 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
  * At __restore_rt the handler has returned: RSP points at the ucontext of
  * the struct rt_sigframe the kernel built (its pretcode was popped).
  */
-bool sfu_arch_sigframe(const struct sfu_ustate *st, unsigned long *ctx)
+bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 {
 	u8 insn[sizeof(sfu_x86_sigreturn)];
+	unsigned long sc;
 
 	if (sfu_copy(insn, st->pc, sizeof(insn), st->mode) ||
 	    memcmp(insn, sfu_x86_sigreturn, sizeof(insn)))
 		return false;
-	*ctx = st->sp + offsetof(struct ucontext, uc_mcontext);
+	sc = st->sp + offsetof(struct ucontext, uc_mcontext);
+	sr->pc = sc + offsetof(struct sigcontext, ip);
+	sr->sp = sc + offsetof(struct sigcontext, sp);
+	sr->fp = sc + offsetof(struct sigcontext, bp);
+	sr->ra = 0;
 	return true;
-}
-
-bool sfu_arch_sigreturn(struct sfu_ustate *st, unsigned long sc)
-{
-	unsigned long ip, sp, bp;
-
-	if (sfu_uread(st, sc + offsetof(struct sigcontext, ip), &ip) ||
-	    sfu_uread(st, sc + offsetof(struct sigcontext, sp), &sp) ||
-	    sfu_uread(st, sc + offsetof(struct sigcontext, bp), &bp))
-		return sfu_stop(st, SFU_STOP_FAULT);
-	sfu_ustate_restore(st, ip, sp, bp, 0);
-	return true;
-}
-
-/* Frame pointers: [RBP] is the caller's RBP, [RBP + 8] the return address. */
-bool sfu_arch_fallback(struct sfu_ustate *st)
-{
-	return sfu_frame_record_step(st, st->fp, SFU_X86_FRAME_RECORD);
 }
