@@ -124,15 +124,13 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 				s->p_offset, -EBADMSG);
 		return -EBADMSG;
 	}
-	ret = sfu_mem_charge(s->p_filesz);
-	if (ret) {
-		sfu_refuse_file(file, "max_total_bytes", s->p_filesz, ret);
+	bytes = sfu_mem_alloc(s->p_filesz);
+	if (IS_ERR(bytes)) {
+		ret = PTR_ERR(bytes);
+		if (ret == -EDQUOT)
+			sfu_refuse_file(file, "max_total_bytes", s->p_filesz,
+					ret);
 		return ret;
-	}
-	bytes = kvmalloc(s->p_filesz, GFP_KERNEL | __GFP_NOWARN);
-	if (!bytes) {
-		sfu_mem_uncharge(s->p_filesz);
-		return -ENOMEM;
 	}
 	ret = sfu_elf_read_exact(file, bytes, s->p_filesz, s->p_offset);
 	if (ret) {
@@ -148,8 +146,7 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
 				r->sec.diag.off, ret);
 free_bytes:
-	kvfree(bytes);
-	sfu_mem_uncharge(s->p_filesz);
+	sfu_mem_free(bytes, s->p_filesz);
 	return ret;
 }
 

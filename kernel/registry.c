@@ -141,7 +141,7 @@ static int sfu_mem_refuse(size_t bytes, enum sfu_stat why)
  *
  * Return: 0, or -EDQUOT if it would go over the limit (nothing counted).
  */
-int sfu_mem_charge(size_t bytes)
+static int sfu_mem_charge(size_t bytes)
 {
 	if (sfu_mem_add(bytes) > sfu_mem_limit())
 		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
@@ -176,6 +176,44 @@ int sfu_mem_charge_jit(size_t bytes)
 void sfu_mem_uncharge(size_t bytes)
 {
 	atomic_long_sub(bytes, &sfu_bytes);
+}
+
+/**
+ * sfu_mem_alloc() - memory for a copy of a section, counted in max_total_bytes
+ * @bytes: its size
+ *
+ * The one way the module allocates the bytes of a section it copies (a
+ * file's, checked and indexed; a sidecar's, kept), so that every copy is
+ * charged to the limit and to the caller's memory cgroup alike.
+ *
+ * Return: the memory, or ERR_PTR(-EDQUOT) if it would go over
+ * max_total_bytes, ERR_PTR(-ENOMEM).
+ */
+void *sfu_mem_alloc(size_t bytes)
+{
+	void *p;
+	int ret;
+
+	ret = sfu_mem_charge(bytes);
+	if (ret)
+		return ERR_PTR(ret);
+	p = kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!p) {
+		sfu_mem_uncharge(bytes);
+		return ERR_PTR(-ENOMEM);
+	}
+	return p;
+}
+
+/**
+ * sfu_mem_free() - free what sfu_mem_alloc() gave, and uncount it
+ * @p: the memory
+ * @bytes: the size it was asked for
+ */
+void sfu_mem_free(void *p, size_t bytes)
+{
+	kvfree(p);
+	sfu_mem_uncharge(bytes);
 }
 
 /* ---- regions */
@@ -234,12 +272,10 @@ static void sfu_blob_release(struct kref *ref)
 	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
 
 	sfu_blob_unindex(blob);
-	if (blob->same) {
+	if (blob->same)
 		sfu_blob_put(blob->same);
-	} else if (blob->data) {
-		sfu_mem_uncharge(blob->len);
-		kvfree(blob->data);
-	}
+	else if (blob->data)
+		sfu_mem_free(blob->data, blob->len);
 	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
 }
 

@@ -105,9 +105,10 @@ void sfu_mm_exit(struct mm_struct *mm);
 void sfu_registry_use_hooks(bool on);
 void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
 		     unsigned long end);
-int sfu_mem_charge(size_t bytes);
 int sfu_mem_charge_jit(size_t bytes);
 void sfu_mem_uncharge(size_t bytes);
+void *sfu_mem_alloc(size_t bytes);
+void sfu_mem_free(void *p, size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap, gfp_t gfp);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);

@@ -160,8 +160,7 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
 		owner = other->same ? other->same : other;
 		kref_get(&owner->ref);
 		sfu_blob_unindex(blob);
-		sfu_mem_uncharge(blob->len);
-		kvfree(blob->data);
+		sfu_mem_free(blob->data, blob->len);
 		blob->data = owner->data;
 		blob->same = owner;
 		return;
@@ -189,6 +188,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob, *old;
 	struct sfu_elf_headers elf;
+	void *data;
 	int ret;
 
 	if (sfu_section_too_big(arg->sframe_len))
@@ -216,15 +216,12 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		ret = -ESTALE;
 		goto put_blob;
 	}
-	ret = sfu_mem_charge(blob->len);
-	if (ret)
-		goto put_blob;
-	blob->data = kvmalloc(blob->len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!blob->data) {
-		sfu_mem_uncharge(blob->len);
-		ret = -ENOMEM;
+	data = sfu_mem_alloc(blob->len);
+	if (IS_ERR(data)) {
+		ret = PTR_ERR(data);
 		goto put_blob;
 	}
+	blob->data = data;
 	if (copy_from_user(blob->data, bytes, blob->len)) {
 		ret = -EFAULT;
 		goto put_blob;
