@@ -3,21 +3,20 @@
 #
 # modinfo sanity: license, description, author, version and vermagic are
 # set, and vermagic names the running kernel.
-ko=/lib/test-modules/sframe_unwind.ko
-fail=0
-n=0
+
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 field() {
 	modinfo -F "$1" "$ko" 2> /dev/null
 }
 
-check() {
-	n=$((n + 1))
+# has NAME VALUE: a field that is set, reported with its value.
+has() {
 	if [ -n "$2" ]; then
-		echo "ok $n $1: $2"
+		ok "$1: $2"
 	else
-		echo "not ok $n $1 missing"
-		fail=1
+		not_ok "$1 missing"
 	fi
 }
 
@@ -27,12 +26,11 @@ mkdir -p "/lib/modules/$(uname -r)"
 	: > "/lib/modules/$(uname -r)/modules.dep"
 
 echo "TAP version 13"
-echo "1..6"
-check license "$(field license | grep -x GPL)"
-check description "$(field description)"
-check author "$(field author)"
-check version "$(field version)"
-check vermagic "$(field vermagic)"
-check "vermagic matches $(uname -r)" \
+has license "$(field license | grep -x GPL)"
+has description "$(field description)"
+has author "$(field author)"
+has version "$(field version)"
+has vermagic "$(field vermagic)"
+has "vermagic matches $(uname -r)" \
 	"$(field vermagic | grep -F "$(uname -r) ")"
-exit $fail
+tap_exit

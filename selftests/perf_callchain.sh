@@ -192,20 +192,7 @@ ratio() {
 
 # started FILE: the program has printed its pid line.
 started() {
-	grep -q '^pid ' "$1"
-}
-
-# wait_until TENTHS COMMAND...: poll until COMMAND succeeds.
-wait_until() {
-	local i=0 max="$1"
-
-	shift
-	while [ "$i" -lt "$max" ]; do
-		"$@" 2> /dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
+	grep -q '^pid ' "$1" 2> /dev/null
 }
 
 # reload [CALL-GRAPH]: rmmod and insmod while perf records a run of

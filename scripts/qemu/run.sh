@@ -255,6 +255,7 @@ build_registry_tests() {
 	mkdir -p "$b" "$gbin" "$glib"
 	install -m 644 "$reg/lib.sh" "$r/selftests/registry_lib.sh"
 	install -m 644 "$root/scripts/tests/tap.sh" "$r/selftests/tap.sh"
+	install -m 644 "$root/selftests/lib.sh" "$r/selftests/lib.sh"
 	# shellcheck disable=SC2086
 	{
 	sframe_cc "$reg/lib.c" "$b/lib.o" $rflags -fPIC

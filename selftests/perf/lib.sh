@@ -4,57 +4,19 @@
 #
 # Shared by the profiler selftests (perf_callchain.sh, ftrace_userstack.sh,
 # trace_events.sh, sidecar_unwind.sh) and sframectl's (sframectl*.sh);
-# installed as /selftests/perf/lib.sh: TAP bookkeeping, loading and
-# unloading the module, its counters, running Debian's programs at /host
-# and waiting on sframectl daemon's log, and naming the frames of
-# sfu_chain from the symbol table the build wrote.
+# installed as /selftests/perf/lib.sh, on top of /selftests/lib.sh:
+# running Debian's programs at /host, waiting on sframectl daemon's log,
+# and naming the frames of sfu_chain from the symbol table the build
+# wrote.
+
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 # shellcheck disable=SC2034  # used by the tests that source this
 {
-KSFT_SKIP=4
 dir=/selftests/perf
-dbg=/sys/kernel/debug/sframe_unwind
-tracefs=/sys/kernel/tracing
-ko=/lib/test-modules/sframe_unwind.ko
 # The chain of sfu_chain (selftests/perf/chain.c), innermost first.
 chain="chain_leaf chain_d chain_c chain_b chain_a main"
-}
-
-# ok, not_ok, skip and tap_end from the project's TAP helpers.
-# shellcheck source=scripts/tests/tap.sh
-. /selftests/tap.sh
-
-check() {
-	local desc="$1"
-
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
-# skip_all REASON: the whole test is skipped.
-skip_all() {
-	echo "1..0 # SKIP $1"
-	exit "$KSFT_SKIP"
-}
-
-loaded() {
-	[ -d /sys/module/sframe_unwind ]
-}
-
-load() {
-	loaded || insmod "$ko" test_hooks=1
-}
-
-# unload: rmmod, retried while something still holds the module.
-unload() {
-	local i=0
-
-	while loaded; do
-		rmmod sframe_unwind 2> /dev/null && return 0
-		i=$((i + 1))
-		[ "$i" -lt 50 ] || { rmmod sframe_unwind; return 1; }
-		sleep 0.2
-	done
 }
 
 # in_host CMD...: CMD in the root at /host (Debian's programs, perf).
@@ -76,13 +38,9 @@ wait_log() {
 	return 1
 }
 
-# stat_of NAME: a value of the module's stats file.
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "$dbg/stats"
-}
-
 # The awk function hex(s): the value of a hexadecimal string, with or
 # without 0x (exact below 2^53, which user addresses are).
+# shellcheck disable=SC2034  # used by the tests that source this
 awk_hex='
 function hex(s,   i, c, n) {
 	s = tolower(s)
@@ -100,6 +58,7 @@ function hex(s,   i, c, n) {
 # The awk function sym(a): the function of sfu_chain that address a is in,
 # "?" outside them; needs the symbol table (nm -S) read first with
 # read_syms() into st[], en[], nm[], ns.
+# shellcheck disable=SC2034  # used by the tests that source this
 awk_sym='
 function read_syms(file,   line, f) {
 	ns = 0

@@ -3,34 +3,17 @@
 # (busybox ash has local)
 #
 # Shared by the registry_*.sh selftests (installed as
-# /selftests/registry_lib.sh): TAP bookkeeping, the module's debugfs files,
-# and starting and stopping the helper program sfu_prog.
+# /selftests/registry_lib.sh), on top of /selftests/lib.sh: the module's
+# debugfs listing, and starting and stopping the helper program sfu_prog.
+
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 # shellcheck disable=SC2034  # used by the tests that source this
 {
-KSFT_SKIP=4
-dbg=/sys/kernel/debug/sframe_unwind
 bin=/selftests/bin
 lib=/selftests/lib
-ko=/lib/test-modules/sframe_unwind.ko
 started=
-}
-
-# ok, not_ok and skip from the project's TAP helpers (installed next to
-# this file); tap_exit here exits with the verdict.
-# shellcheck source=scripts/tests/tap.sh
-. /selftests/tap.sh
-
-check() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-
-tap_exit() {
-	echo "1..$n"
-	[ "$fail" -eq 0 ] || exit 1
-	exit 0
 }
 
 # Skip the whole test, with the reason, unless the registry is there.
@@ -105,46 +88,9 @@ well_formed() {
 	done
 }
 
-# stat_of NAME: a value of the stats file.
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "$dbg/stats"
-}
-
-# state PID: the one-letter scheduler state of PID.
-state() {
-	sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2> /dev/null
-}
-
 # work_pending: some task has a deferred walk or other module work queued.
 work_pending() {
 	[ "$(stat_of task_work_pending)" -ge 1 ]
-}
-
-# wait_for FILE REGEX [TENTHS]: wait until a line of FILE matches REGEX.
-wait_for() {
-	local i=0 max="${3:-100}"
-
-	while [ "$i" -lt "$max" ]; do
-		grep -Eq "$2" "$1" 2> /dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# timed out waiting for \"$2\" in $1:"
-	sed 's/^/#   /' "$1"
-	return 1
-}
-
-# wait_until TENTHS COMMAND...: poll until COMMAND succeeds.
-wait_until() {
-	local i=0 max="$1"
-
-	shift
-	while [ "$i" -lt "$max" ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
 }
 
 # gone PID: the listing has no header for PID.
