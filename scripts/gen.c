@@ -133,14 +133,15 @@ struct gen_mode {
 	bool v2;		/* SFrame V2 (s390x register words) */
 };
 
+/*
+ * What generating for an architecture takes beyond its SFrame ABI, whose
+ * name and SP and FP registers come from the decoder (sfu_abi_info()).
+ */
 struct gen_arch {
 	u16 machine;
-	const char *name;
 	u8 abi;
 	s8 fixed_fp;
 	s8 fixed_ra;
-	u32 sp_reg;
-	u32 fp_reg;
 	bool ra_in_reg;		/* RA lives in a register at entry (LR, r14) */
 	bool pauth;		/* AArch64: signed return addresses */
 	bool ra_pad;		/* s390x: a zero RA word pads for a saved FP */
@@ -149,6 +150,17 @@ struct gen_arch {
 	/* Length of the padding instruction at @p (@n bytes left), or 0. */
 	u32 (*pad)(const u8 *p, u64 n, bool big);
 };
+
+/* The DWARF numbers of the SP and FP of @a's SFrame ABI. */
+static u16 gen_sp(const struct gen_arch *a)
+{
+	return sfu_abi_info(a->abi)->sp_reg;
+}
+
+static u16 gen_fp(const struct gen_arch *a)
+{
+	return sfu_abi_info(a->abi)->fp_reg;
+}
 
 /* One function as it will be emitted, or why it is not. */
 struct gen_fde {
@@ -302,9 +314,9 @@ static enum gen_why gen_default(const struct gen_arch *a,
 	why = gen_flex_pair(a, cfa, GEN_ENT_CFA, &ctrl, &off);
 	if (why)
 		return why;
-	if (cfa->deref || (cfa->reg != a->sp_reg && cfa->reg != a->fp_reg))
+	if (cfa->deref || (cfa->reg != gen_sp(a) && cfa->reg != gen_fp(a)))
 		return WHY_CFA_FLEX;
-	f->base = cfa->reg == a->sp_reg ? SFRAME_BASE_REG_SP :
+	f->base = cfa->reg == gen_sp(a) ? SFRAME_BASE_REG_SP :
 					  SFRAME_BASE_REG_FP;
 	why = gen_cfa_word(a, off, &w);
 	if (why)
@@ -465,27 +477,21 @@ static u32 gen_s390_pad(const u8 *p, u64 n, bool big)
 
 static const struct gen_arch gen_arches[] = {
 	{
-		.machine = EM_X86_64, .name = "amd64",
+		.machine = EM_X86_64,
 		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
 		.fixed_ra = GEN_AMD64_RA_OFF,
-		.sp_reg = SFRAME_AMD64_DWARF_SP,
-		.fp_reg = SFRAME_AMD64_DWARF_FP,
 		.pad = gen_x86_pad,
 	},
 	{
-		.machine = EM_AARCH64, .name = "aarch64",
+		.machine = EM_AARCH64,
 		.abi = SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
-		.sp_reg = SFRAME_AARCH64_DWARF_SP,
-		.fp_reg = SFRAME_AARCH64_DWARF_FP,
 		.ra_in_reg = true,
 		.pauth = true,
 		.pad = gen_a64_pad,
 	},
 	{
-		.machine = EM_S390, .name = "s390x",
+		.machine = EM_S390,
 		.abi = SFRAME_ABI_S390X_ENDIAN_BIG,
-		.sp_reg = SFRAME_S390X_DWARF_SP,
-		.fp_reg = SFRAME_S390X_DWARF_FP,
 		.ra_in_reg = true,
 		.ra_pad = true,
 		.cfa_scaled = true,
@@ -534,7 +540,7 @@ static int gen_collect_rows(struct gen *g, const struct ehf_fde *fde)
 	};
 	struct ehf_track t = track;
 
-	t.reg[GEN_FP] = g->arch->fp_reg;
+	t.reg[GEN_FP] = gen_fp(g->arch);
 	g->nr_rows = 0;
 	return ehf_fde_rows(&g->eh, fde, &t, gen_row_cb, g);
 }
@@ -1297,7 +1303,7 @@ static void gen_stats(const struct gen *g)
 
 	gen_count(g, &t);
 	printf("sframe-gen: %s: SFrame V%u for %s at vaddr 0x%" PRIx64 "\n",
-	       g->o->in, g->o->version, g->arch->name, g->o->vaddr);
+	       g->o->in, g->o->version, sfu_abi_info(g->arch->abi)->name, g->o->vaddr);
 	printf("  .eh_frame %8" PRIu64 " bytes, %u CIEs, %u FDEs\n",
 	       g->eh.size, g->eh.nr_cies, g->nr_eh_fdes);
 	printf("  FDEs      %8u  (%u default, %u flex), %u cut short\n",
@@ -1346,9 +1352,9 @@ static void gen_verbose(const struct gen *g)
 static void gen_reg_text(const struct gen_arch *a, u32 reg, char *buf,
 			 size_t len)
 {
-	if (reg == a->sp_reg)
+	if (reg == gen_sp(a))
 		snprintf(buf, len, "sp");
-	else if (reg == a->fp_reg)
+	else if (reg == gen_fp(a))
 		snprintf(buf, len, "fp");
 	else
 		snprintf(buf, len, "r%u", reg);
@@ -1397,7 +1403,7 @@ static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
 		for (blk = r->pc - r->pc % GEN_PLT_ENTRY; blk < r->end;
 		     blk += GEN_PLT_ENTRY) {
 			part.cfa.kind = EHF_RULE_LOC;
-			part.cfa.reg = a->sp_reg;
+			part.cfa.reg = gen_sp(a);
 			part.cfa.off = GEN_PLT_CFA_IN;
 			part.pc = blk > r->pc ? blk : r->pc;
 			part.end = blk + t < r->end ? blk + t : r->end;
