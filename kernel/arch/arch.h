@@ -11,7 +11,6 @@
 #define _SFU_ARCH_H
 
 #include <linux/types.h>
-#include <linux/uaccess.h>
 #ifdef CONFIG_ARM64
 #include <asm/pointer_auth.h>
 #endif

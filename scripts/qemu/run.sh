@@ -203,7 +203,7 @@ cflags="-O2 -static -Wall -Werror -I$ksft"
 # The SFrame library (lib/sframe/sources.mk), decoder and encoder.
 decoder_srcs=$(make -s --no-print-directory -C "$root" sframe-srcs) ||
 	die "cannot list the SFrame library's sources"
-decoder_srcs=$(printf "$root/%s\n" $decoder_srcs)
+decoder_srcs=$(printf '%s\n' $decoder_srcs | sed "s|^|$root/|")
 
 # Compile $1 to the object $2 (further arguments: flags) with an SFrame
 # section: gas's --gsframe where gas has it, else (s390x) a section written
