@@ -66,8 +66,8 @@ static void sfu_walk_done(const struct sfu_unwind_result *res)
 {
 	u64 cookie;
 
-	if (res->fast)
-		sfu_stat_add(SFU_STAT_FAST_FRAMES, res->fast);
+	if (res->table)
+		sfu_stat_add(SFU_STAT_TABLE_FRAMES, res->table);
 	if (res->stop != SFU_STOP_FAULT)
 		return;
 	sfu_stat_inc(SFU_STAT_SAMPLE_FAULTS);
@@ -146,8 +146,8 @@ static int sfu_unwind_user_kernel(struct unwind_stacktrace *trace,
 		return 0;
 	trace->nr = res.nr;
 	sfu_stat_inc(SFU_STAT_KERNEL_DEFERRED_WALKS);
-	if (res.fast)
-		sfu_stat_add(SFU_STAT_FAST_FRAMES, res.fast);
+	if (res.table)
+		sfu_stat_add(SFU_STAT_TABLE_FRAMES, res.table);
 	return 0;
 }
 

@@ -390,39 +390,37 @@ void sfu_region_borrow_section(struct sfu_region *r,
  * @len: its length
  * @vaddr: the section's address in the process (or at link time)
  * @flags: SFU_SEC_TABLE for a section that will not change (a file's, a
- *	sidecar's): decode its rows into a rule table
+ *	sidecar's): decode its rows into a rule table, which walks then
+ *	read instead of the section
  *
  * Headers and the FDE index, and every FRE if the validate_fres parameter
  * is set, on the copy, so that the checks never fault and never see the
  * bytes change under them.  If the section is to be read where a process
  * has it mapped, the caller points @sec there afterwards.
  *
- * Return: 0 or a negative error code of the decoder; @sec->diag says
- * what failed, and nothing is left to free.
+ * Return: 0 or a negative error code of the decoder or of the table's
+ * build (-E2BIG, -ENOMEM); @sec->diag says what failed, and nothing is
+ * left to free.
  */
 int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
 		      unsigned long vaddr, unsigned int flags)
 {
-	struct sfu_diag diag;
 	int ret;
 
 	ret = sfu_section_init(sec, (unsigned long)bytes, len, vaddr,
 			       SFU_MEM_KERNEL, sfu_native_abi());
 	if (!ret && sfu_validate_fres)
 		ret = sfu_section_validate(sec, SFU_MEM_KERNEL);
-	if (ret) {
-		sfu_section_destroy(sec);
-		return ret;
-	}
 	/*
-	 * Without a table (a row the decoder refuses, too many rules, no
-	 * memory) the rows are read where they live, as for a JIT: the
-	 * walk finds what the section says, just slower.
+	 * A section that will not change is walked through its table only:
+	 * one it cannot describe (a row the decoder refuses, too many rules)
+	 * is refused, as a corrupt header is.
 	 */
-	diag = sec->diag;
-	if ((flags & SFU_SEC_TABLE) && sfu_table_build(sec))
-		sec->diag = diag;
-	return 0;
+	if (!ret && (flags & SFU_SEC_TABLE))
+		ret = sfu_table_build(sec);
+	if (ret)
+		sfu_section_destroy(sec);
+	return ret;
 }
 
 /**
@@ -458,12 +456,6 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 	}
 	extra = sfu_section_bytes(&r->sec);
 	ret = sfu_region_charge(r, extra);
-	if (ret && r->sec.table) {
-		/* Over the limit with the table: without, rows are read. */
-		sfu_table_destroy(&r->sec);
-		extra = sfu_section_bytes(&r->sec);
-		ret = sfu_region_charge(r, extra);
-	}
 	if (ret)
 		return ret;
 	r->bytes += extra;

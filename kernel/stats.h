@@ -36,7 +36,7 @@ enum sfu_stat {
 	SFU_STAT_REFUSED_GLOBAL,	/* over max_total_bytes */
 	SFU_STAT_HOOK_SKIPPED,		/* RT, a hook called non-preemptible */
 	SFU_STAT_FCACHE_HITS,		/* mappings given a cached index */
-	SFU_STAT_FAST_FRAMES,		/* perf/ftrace frames of the fast lane */
+	SFU_STAT_TABLE_FRAMES,		/* perf/ftrace frames by a rule table */
 	SFU_STAT_REGISTERED_NOW,	/* registrations in the mmap hook */
 	SFU_STAT_MM_NOTIFIED,		/* registries tied by an mmu notifier */
 	SFU_STAT_KERNEL_DEFERRED_WALKS,	/* unwind_user() walks (6.17+) */

@@ -14,7 +14,7 @@
  * and read the results of the selected thread (the writer's own, after
  * sync and deferred); reading takes them away:
  *   cookie=<c> consumer=<k> nr=<n> stop=<why> sframe=<n> fallback=<n>
- *   signal=<n> fast=<n>
+ *   signal=<n> table=<n>
  *   0x<pc>            one line per frame, innermost first
  * Walks that complete while nobody reads are kept, the oldest dropped
  * first beyond SFU_TH_MAX_RESULTS.
@@ -181,11 +181,11 @@ static int sfu_th_collect(struct sfu_th_file *f)
 	list_for_each_entry_safe(r, next, &mine, node) {
 		if (out) {
 			len += scnprintf(out + len, size + 1 - len,
-					 "cookie=%llu consumer=%d nr=%u stop=%s sframe=%u fallback=%u signal=%u fast=%u\n",
+					 "cookie=%llu consumer=%d nr=%u stop=%s sframe=%u fallback=%u signal=%u table=%u\n",
 					 r->cookie, r->consumer, r->res.nr,
 					 sfu_stop_name(r->res.stop),
 					 r->res.sframe, r->res.fallback,
-					 r->res.signal, r->res.fast);
+					 r->res.signal, r->res.table);
 			for (i = 0; i < r->res.nr; i++)
 				len += scnprintf(out + len, size + 1 - len,
 						 "0x%lx\n", r->pcs[i]);

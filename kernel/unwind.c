@@ -11,17 +11,23 @@
  * or non-user return address, a failed read, the depth limit, or when its
  * budget of section reads is spent.
  *
+ * A frame's rule comes from its section's rule table where it has one
+ * (files and sidecars: kernel memory only), else from the section itself
+ * (JIT code, read where the process keeps it).  One function applies a
+ * rule, whatever its kind: it works out which stack words the caller's
+ * registers are in and reads them together.
+ *
  * The same code runs faulting (task context) and non-faulting (any
  * context); only the copy primitive differs.  Non-faulting walks disable
  * page faults once and hold the RCU read lock for the whole walk, so that
- * each read is a bare user copy and consecutive frames in one object reuse
+ * each read is a bare user load and consecutive frames in one object reuse
  * its region; faulting walks take a reference to each frame's region
- * instead, as they may sleep.  Helpers return true when they stepped, or
- * false with the reason in sfu_ustate.stop.
+ * instead, as they may sleep.  Every helper returns true when it did its
+ * part, or false with the reason the walk stops in sfu_ustate.stop.
  *
- * The per-frame path (region, rule, its application, the stack reads) is
- * inlined into the walk loop: a frame whose rule comes from a table's hot
- * entry makes no call, as a frame-pointer step makes none.
+ * The per-frame path (region, table lookup, the rule's application, the
+ * stack reads) is inlined into the walk loop: a frame of a file makes no
+ * call, as a frame-pointer step makes none.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,11 +50,12 @@
 #define SFU_MAX_DEPTH_LIMIT	1024
 /*
  * Units of decoder work (sfu_find_rule_budget(): descriptors read, rows
- * decoded) a walk may spend, per frame of its depth limit.  With the
- * lookup entries and the row index a frame needs at most the rows read
- * ahead, its descriptor and SFU_ROW_STRIDE + 1 rows, and usually a
- * handful, so only a hostile section spends it; the walk's cost in NMI
- * stays bounded by max_depth times this, whatever the sections hold.
+ * decoded) a walk may spend on sections without a rule table, per frame
+ * of its depth limit.  With the lookup entries and the row index a frame
+ * needs at most the rows read ahead, its descriptor and SFU_ROW_STRIDE +
+ * 1 rows, and usually a handful, so only a hostile section spends it; the
+ * walk's cost in NMI stays bounded by max_depth times this, whatever the
+ * sections hold.  A table lookup is bounded by the table's block size.
  */
 #define SFU_WALK_READS_PER_FRAME	32
 
@@ -67,10 +74,6 @@ static const struct kernel_param_ops sfu_max_depth_ops = {
 module_param_cb(max_depth, &sfu_max_depth_ops, &sfu_max_depth, 0644);
 MODULE_PARM_DESC(max_depth,
 		 "Most user frames one walk returns, 1 to 1024 (default 127)");
-
-module_param_named(rule_cache, sfu_table_hot_enabled, bool, 0644);
-MODULE_PARM_DESC(rule_cache,
-		 "Answer rule-table lookups of recent PCs from their hot entries (default Y)");
 
 static const char *const sfu_stop_names[SFU_STOP_NR] = {
 	[SFU_STOP_DEPTH]	= "depth",
@@ -117,28 +120,28 @@ static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
 }
 
 /*
- * Read the word at @a into @va and, if @both, the word at @b into @vb, in
- * one user-access window (a frame's saved RA and FP): inline loads, where
- * __get_user() and a copy are calls (a return thunk each on kernels built
- * against return-stack attacks).  Only inside a non-faulting walk's
- * page-fault-free scope (env.h, sfu_nofault_ok()).  Return: true if the
- * reads worked.
+ * Replace *@a by the word at user address *@a if @ra, and *@b by the word
+ * at *@b if @rb (a frame's saved RA and FP), in one user-access window:
+ * inline loads, where __get_user() and a copy are calls (a return thunk
+ * each on kernels built against return-stack attacks).  Only inside a
+ * non-faulting walk's page-fault-free scope (sfu_walk_begin()).
  */
-static __always_inline bool sfu_uread_pair_nofault(unsigned long a,
-						   unsigned long *va,
-						   bool both, unsigned long b,
-						   unsigned long *vb)
+static __always_inline bool sfu_read_pair_nofault(unsigned long *a, bool ra,
+						  unsigned long *b, bool rb)
 {
-	unsigned long __user *pa = (unsigned long __user *)a;
-	unsigned long __user *pb = (unsigned long __user *)b;
+	unsigned long __user *pa = (unsigned long __user *)*a;
+	unsigned long __user *pb = (unsigned long __user *)*b;
 
-	if (both && !access_ok(pb, sizeof(*pb)))
+	if (!ra && !rb)
+		return true;
+	if (ra && rb && !access_ok(pb, sizeof(*pb)))
 		return false;
-	if (!user_access_begin(pa, sizeof(*pa)))
+	if (!user_access_begin(ra ? pa : pb, sizeof(*pa)))
 		return false;
-	unsafe_get_user(*va, pa, fault_end_access);
-	if (both)
-		unsafe_get_user(*vb, pb, fault_end_access);
+	if (ra)
+		unsafe_get_user(*a, pa, fault_end_access);
+	if (rb)
+		unsafe_get_user(*b, pb, fault_end_access);
 	user_access_end();
 	return true;
 fault_end_access:
@@ -146,19 +149,30 @@ fault_end_access:
 	return false;
 }
 
-/*
- * Read one word of user memory in @st's mode; without faults only inside
- * the walk's page-fault-free scope.
- */
-static __always_inline int sfu_uread(const struct sfu_ustate *st,
-				     unsigned long addr, unsigned long *val)
+/* The same in @st's mode: a faulting walk may sleep on each read. */
+static __always_inline bool sfu_read_pair(const struct sfu_ustate *st,
+					  unsigned long *a, bool ra,
+					  unsigned long *b, bool rb)
 {
-	if (st->mode == SFU_MEM_USER)
-		return get_user(*val, (unsigned long __user *)addr);
-	if (unlikely(!pagefault_disabled()) ||
-	    !sfu_uread_pair_nofault(addr, val, false, 0, NULL))
-		return -EFAULT;
-	return 0;
+	unsigned long __user *pa = (unsigned long __user *)*a;
+	unsigned long __user *pb = (unsigned long __user *)*b;
+
+	if (st->mode == SFU_MEM_USER_NOFAULT)
+		return sfu_read_pair_nofault(a, ra, b, rb);
+	if (ra && get_user(*a, pa))
+		return false;
+	return !rb || !get_user(*b, pb);
+}
+
+/* Read the word at user address @addr into @val. */
+static __always_inline bool sfu_read_word(const struct sfu_ustate *st,
+					  unsigned long addr,
+					  unsigned long *val)
+{
+	unsigned long unused = 0;
+
+	*val = addr;
+	return sfu_read_pair(st, val, true, &unused, false);
 }
 
 /* Move @st to its caller at @ra, with @sp and @fp, if @ra can be code. */
@@ -183,13 +197,13 @@ static __always_inline bool sfu_step_to(struct sfu_ustate *st,
 static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
 {
 	unsigned long fp = st->fp;
-
 	unsigned long next_fp, ra;
 
 	if (!fp || fp < st->sp || !IS_ALIGNED(fp, sizeof(long)))
 		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (sfu_uread(st, fp, &next_fp) ||
-	    sfu_uread(st, fp + sizeof(long), &ra))
+	next_fp = fp;
+	ra = fp + sizeof(long);
+	if (!sfu_read_pair(st, &next_fp, true, &ra, true))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	return sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
 			   next_fp);
@@ -204,11 +218,11 @@ static bool sfu_back_chain_step(struct sfu_ustate *st, unsigned long ra_slot)
 {
 	unsigned long back, ra;
 
-	if (sfu_uread(st, st->sp, &back))
+	if (!sfu_read_word(st, st->sp, &back))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
 		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (sfu_uread(st, back + ra_slot, &ra))
+	if (!sfu_read_word(st, back + ra_slot, &ra))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	return sfu_step_to(st, ra, back, st->fp);
 }
@@ -229,11 +243,14 @@ static bool sfu_fallback(struct sfu_ustate *st)
  */
 static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 {
-	unsigned long pc, sp, fp, ra = 0;
+	unsigned long pc, sp, fp, ra;
 
-	if (sfu_uread(st, sr->pc, &pc) || sfu_uread(st, sr->sp, &sp) ||
-	    sfu_uread(st, sr->fp, &fp) ||
-	    (sr->ra && sfu_uread(st, sr->ra, &ra)))
+	pc = sr->pc;
+	sp = sr->sp;
+	fp = sr->fp;
+	ra = sr->ra;
+	if (!sfu_read_pair(st, &pc, true, &sp, true) ||
+	    !sfu_read_pair(st, &fp, true, &ra, ra))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	st->pc = pc;
 	st->sp = sp;
@@ -244,65 +261,96 @@ static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 	return true;
 }
 
-/* The value a location describes, given the frame's CFA, into @val. */
-static __always_inline bool sfu_loc_value(struct sfu_ustate *st,
-					  const struct sfu_loc *l,
-					  unsigned long cfa, unsigned long same,
+/* The value of register @reg in the frame, into @val. */
+static __always_inline bool sfu_reg_value(struct sfu_ustate *st, u16 reg,
 					  unsigned long *val)
 {
-	unsigned long addr;
+	if (reg == SFU_ARCH_SP_REG)
+		*val = st->sp;
+	else if (reg == SFU_ARCH_FP_REG)
+		*val = st->fp;
+	else if (!sfu_arch_reg(st, reg, val))
+		return sfu_stop(st, SFU_STOP_REGISTER);
+	return true;
+}
 
+/*
+ * What location @l holds, given the frame's CFA: *@val is left as it is
+ * for a register the frame kept (SAME, NONE); else it becomes the
+ * location's address, and *@read says whether the value is the word
+ * there (sfu_read_pair() fetches it) or the address itself.
+ */
+static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
+					 const struct sfu_loc *l,
+					 unsigned long cfa, unsigned long *val,
+					 bool *read)
+{
+	unsigned long base;
+
+	*read = false;
 	switch (l->kind) {
 	case SFU_LOC_SAME:
 	case SFU_LOC_NONE:
-		*val = same;
 		return true;
 	case SFU_LOC_CFA:
-		addr = cfa + l->off;
+		base = cfa;
 		break;
 	case SFU_LOC_REG:
-		if (l->reg == SFU_ARCH_SP_REG)
-			addr = st->sp;
-		else if (l->reg == SFU_ARCH_FP_REG)
-			addr = st->fp;
-		else if (!sfu_arch_reg(st, l->reg, &addr))
-			return sfu_stop(st, SFU_STOP_REGISTER);
-		addr += l->off;
+		if (!sfu_reg_value(st, l->reg, &base))
+			return false;
 		break;
 	default:
 		return sfu_stop(st, SFU_STOP_NO_RULE);
 	}
-	if (!l->deref) {
-		*val = addr;
-		return true;
-	}
-	if (sfu_uread(st, addr, val))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	*val = base + l->off;
+	*read = l->deref;
 	return true;
 }
 
-/* Step @st to its caller by @rule. */
+/* The frame's CFA by @rule, into @cfa: a register plus an offset, read? */
+static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
+					 const struct sfu_rule *rule,
+					 unsigned long *cfa)
+{
+	bool read;
+
+	if (rule->cfa.kind != SFU_LOC_REG)
+		return sfu_stop(st, SFU_STOP_NO_RULE);
+	if (!sfu_loc_eval(st, &rule->cfa, 0, cfa, &read))
+		return false;
+	if (read && !sfu_read_word(st, *cfa, cfa))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!IS_ALIGNED(*cfa, sizeof(long)))
+		return sfu_stop(st, SFU_STOP_CFA);
+	return true;
+}
+
+/*
+ * Step @st to its caller by @rule: the CFA, then the caller's RA and FP,
+ * both saved words read in one go, then the checks that the caller is
+ * plausible.
+ */
 static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
 					    const struct sfu_rule *rule)
 {
-	unsigned long cfa, ra, fp, sp;
+	unsigned long cfa, ra = st->ra, fp = st->fp, sp;
+	bool read_ra, read_fp;
 
-	if (rule->flags & SFU_RULE_OUTERMOST)
-		return sfu_stop(st, SFU_STOP_OUTERMOST);
-	if ((rule->flags & SFU_RULE_TOPMOST_ONLY) && !st->exact)
-		return sfu_stop(st, SFU_STOP_REGISTER);
-	if (rule->cfa.kind != SFU_LOC_REG)
-		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (!sfu_loc_value(st, &rule->cfa, 0, 0, &cfa))
-		return false;
-	if (!IS_ALIGNED(cfa, sizeof(long)))
-		return sfu_stop(st, SFU_STOP_CFA);
-	if (!sfu_loc_value(st, &rule->ra, cfa, st->ra, &ra))
+	if (unlikely(rule->flags & (SFU_RULE_OUTERMOST |
+				    SFU_RULE_TOPMOST_ONLY))) {
+		if (rule->flags & SFU_RULE_OUTERMOST)
+			return sfu_stop(st, SFU_STOP_OUTERMOST);
+		if (!st->exact)
+			return sfu_stop(st, SFU_STOP_REGISTER);
+	}
+	if (!sfu_rule_cfa(st, rule, &cfa) ||
+	    !sfu_loc_eval(st, &rule->ra, cfa, &ra, &read_ra) ||
+	    !sfu_loc_eval(st, &rule->fp, cfa, &fp, &read_fp))
 		return false;
 	if (rule->ra.kind == SFU_LOC_SAME && !st->exact)
 		return sfu_stop(st, SFU_STOP_REGISTER);
-	if (!sfu_loc_value(st, &rule->fp, cfa, st->fp, &fp))
-		return false;
+	if (!sfu_read_pair(st, &ra, read_ra, &fp, read_fp))
+		return sfu_stop(st, SFU_STOP_FAULT);
 	/*
 	 * The stack must move up.  Only a frame whose RA is still in its
 	 * register (a leaf, or before its prologue, on arm64 and s390x)
@@ -373,8 +421,8 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 
 /*
  * The rule for the frame's PC, into @rule: from its section's rule table
- * where it has one (one unit of the budget, as the decoder counts it),
- * else decoded into @w->scratch.  Return: 0 or the decoder's error.
+ * where it has one, else decoded into @w->scratch within the walk's
+ * budget.  Return: 0 or the decoder's error.
  */
 static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 					  const struct sfu_rule **rule)
@@ -387,10 +435,7 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 	if (!r)
 		return -ENOENT;
 	if (r->sec.table) {
-		if (!st->budget)
-			return -ERANGE;
-		st->budget--;
-		*rule = sfu_table_find_hot(&r->sec, pc);
+		*rule = sfu_table_find(&r->sec, pc);
 		return *rule ? 0 : -ENOENT;
 	}
 	ret = sfu_find_rule_budget(&r->sec, pc, &w->scratch, st->mode,
@@ -431,6 +476,7 @@ static __always_inline bool sfu_step(struct sfu_walk *w)
 		if (!sfu_apply_rule(st, rule))
 			return false;
 		w->res->sframe++;
+		w->res->table += rule != &w->scratch;
 		return true;
 	}
 	if (sfu_arch_sigframe(st, &sr)) {
@@ -443,77 +489,6 @@ static __always_inline bool sfu_step(struct sfu_walk *w)
 		return false;
 	w->res->fallback++;
 	return true;
-}
-
-/*
- * The fast lane of a non-faulting walk: the frames that are not exact
- * (frame 0 and a frame restored from a signal context are) whose rules
- * come from the current region's table and are simple (SFU_RULE_SIMPLE),
- * stepped with the registers in locals and both saved words read in one
- * user-access window.  Each such step is what sfu_apply_rule() does for
- * that rule.  A frame it cannot step (outside the region, no simple rule,
- * a check or a read that fails) it leaves to sfu_step(), which does it
- * again in full and stops the walk where it must: the lane never ends a
- * walk but when @consume is full or at @max frames, and gives the same
- * frames and the same stop as sfu_step() alone.
- *
- * Return: true if the walk is over (@consume full or @max frames).
- */
-static __always_inline bool sfu_walk_fast(struct sfu_walk *w,
-					  sfu_consume_fn consume, void *arg,
-					  unsigned int max)
-{
-	struct sfu_ustate *st = &w->st;
-	const struct sfu_region *r = w->region;
-	unsigned long pc = st->pc, sp = st->sp, fp = st->fp;
-	unsigned long cfa, ra, caller_sp, caller_fp, top = TASK_SIZE;
-	unsigned int nr = w->res->nr, steps = 0, budget = st->budget;
-	unsigned long start, end;
-	const struct sfu_rule *rule;
-	struct sfu_hot_view hot;
-	bool over = false;
-	u32 flags;
-
-	if (st->exact || !r || !r->sec.table ||
-	    unlikely(!pagefault_disabled()))
-		return false;
-	start = r->start;
-	end = r->end;
-	sfu_hot_view_init(&hot, &r->sec);
-	while (budget > steps && pc - 1 >= start && pc - 1 < end) {
-		rule = sfu_hot_view_find(&hot, pc - 1);
-		if (!rule || !(rule->flags & SFU_RULE_SIMPLE))
-			break;
-		flags = rule->flags;
-		cfa = (flags & SFU_RULE_CFA_FP ? fp : sp) + rule->cfa.off;
-		caller_sp = cfa + rule->sp_off;
-		caller_fp = fp;
-		if (!IS_ALIGNED(cfa, sizeof(long)) || caller_sp <= sp ||
-		    !sfu_uread_pair_nofault(cfa + rule->ra.off, &ra,
-					    flags & SFU_RULE_FP_AT_CFA,
-					    cfa + rule->fp.off, &caller_fp))
-			break;
-		ra = sfu_arch_strip_ra(ra, flags & SFU_RULE_RA_MANGLED);
-		if (!ra || ra >= top)
-			break;
-		steps++;
-		pc = ra;
-		sp = caller_sp;
-		fp = caller_fp;
-		if (!consume(arg, pc) || ++nr == max) {
-			over = true;
-			break;
-		}
-	}
-	st->pc = pc;
-	st->sp = sp;
-	st->fp = fp;
-	st->budget = budget - steps;
-	w->region_reused += steps;
-	w->res->nr = nr;
-	w->res->sframe += steps;
-	w->res->fast += steps;
-	return over;
 }
 
 /*
@@ -585,9 +560,6 @@ static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
 			res->stop = SFU_STOP_FAULT;
 			break;
 		}
-		if (mode == SFU_MEM_USER_NOFAULT &&
-		    sfu_walk_fast(&w, consume, arg, max))
-			break;
 		if (!sfu_step(&w)) {
 			res->stop = w.st.stop;
 			break;

@@ -142,29 +142,6 @@ static int sfu_init(struct sfu_section *sec, const u8 *buf, u64 len)
 				SFU_MEM_KERNEL, SFU_ABI_ANY);
 }
 
-/*
- * The derived flags a hand-written rule should have: SFU_RULE_SIMPLE and
- * its companions, read off the rule's text.
- */
-static u32 sfu_expect_simple(const char *want)
-{
-	static const char *const special[] = { "topmost", "signal",
-					       "outermost" };
-	bool cfa_fp = !strncmp(want, "cfa=fp", 6);
-	bool fp_saved = strstr(want, " fp=*(cfa");
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(special); i++)
-		if (strstr(want, special[i]))
-			return 0;
-	if ((!cfa_fp && strncmp(want, "cfa=sp", 6)) ||
-	    !strstr(want, " ra=*(cfa") ||
-	    (!fp_saved && !strstr(want, " fp=same")))
-		return 0;
-	return SFU_RULE_SIMPLE | (cfa_fp ? SFU_RULE_CFA_FP : 0) |
-	       (fp_saved ? SFU_RULE_FP_AT_CFA : 0);
-}
-
 static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
 				 const struct sfu_case *c, u64 delta)
 {
@@ -190,10 +167,6 @@ static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
 			continue;
 		sfu_rule_format(&rule, c->abi, buf, sizeof(buf));
 		KUNIT_EXPECT_STREQ(test, buf, want);
-		KUNIT_EXPECT_EQ(test, rule.flags & (SFU_RULE_SIMPLE |
-						    SFU_RULE_CFA_FP |
-						    SFU_RULE_FP_AT_CFA),
-				sfu_expect_simple(want));
 	}
 }
 
@@ -318,9 +291,13 @@ static void sfu_test_mutate(struct kunit *test)
 			sfu_section_validate(&sec, SFU_MEM_KERNEL);
 			/* Decoding every row must be as safe as a lookup. */
 			sfu_table_build(&sec);
-			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++)
+			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++) {
 				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
 					      SFU_MEM_KERNEL);
+				if (sec.table)
+					sfu_table_find(&sec,
+						       sfu_expects[i].pc);
+			}
 			sfu_section_destroy(&sec);
 		}
 		buf[at] = keep;
@@ -639,109 +616,51 @@ static void sfu_test_long_function(struct kunit *test)
 }
 
 /*
- * Differences between @plain and @tabled at every @step-th address from
- * below the first function to past the last: result, rule and flags.
+ * Differences between @plain's lookups and @tabled's table at every
+ * @step-th address from below the first function to past the last:
+ * whether a rule is found, the rule and its flags.
  */
 static u32 sfu_table_diffs(struct sfu_section *plain,
 			   struct sfu_section *tabled, u8 abi, u64 step)
 {
 	char want[SFU_RULE_STR_MAX], got[SFU_RULE_STR_MAX];
-	struct sfu_rule a, b;
+	const struct sfu_rule *b;
+	struct sfu_rule a;
 	u32 bad = 0;
-	int ra, rb;
+	int ra;
 	u64 pc;
 
 	for (pc = plain->text_lo - step; pc < plain->text_hi + step;
 	     pc += step) {
 		memset(&a, 0, sizeof(a));
-		memset(&b, 0, sizeof(b));
 		ra = sfu_find_rule(plain, pc, &a, SFU_MEM_KERNEL);
-		rb = sfu_find_rule(tabled, pc, &b, SFU_MEM_KERNEL);
-		if (ra != rb) {
+		b = sfu_table_find(tabled, pc);
+		if (!ra != !!b) {
 			bad++;
 			continue;
 		}
 		if (ra)
 			continue;
 		sfu_rule_format(&a, abi, want, sizeof(want));
-		sfu_rule_format(&b, abi, got, sizeof(got));
-		bad += strcmp(want, got) || memcmp(&a, &b, sizeof(a));
+		sfu_rule_format(b, abi, got, sizeof(got));
+		bad += strcmp(want, got) || memcmp(&a, b, sizeof(a));
 	}
 	return bad;
 }
 
-/* Hot entries of @sec's table in use. */
-static u32 sfu_table_hot_used(const struct sfu_section *sec)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < BIT(sec->table->hot_bits); i++)
-		n += !!sec->table->hot[i];
-	return n;
-}
-
-/*
- * The rule table answers as the section does, for @sec read both ways:
- * with its hot entries cold, then warm (the same PCs again: answers from
- * the entries, many PCs sharing one), then without them.
- */
+/* The rule table answers as the section does. */
 static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
 			    u8 abi, u64 step)
 {
 	struct sfu_section plain, tabled;
-	bool hot = sfu_table_hot_enabled;
 
 	KUNIT_ASSERT_EQ(test, sfu_init(&plain, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_init(&tabled, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
 	KUNIT_EXPECT_GT(test, sfu_table_bytes(&tabled), 0);
-	sfu_table_hot_enabled = true;
-	KUNIT_EXPECT_EQ(test, sfu_table_hot_used(&tabled), 0);
 	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
-	KUNIT_EXPECT_GT(test, sfu_table_hot_used(&tabled), 0);
-	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
-	sfu_table_hot_enabled = false;
-	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
-	sfu_table_hot_enabled = hot;
 	sfu_section_destroy(&plain);
 	sfu_section_destroy(&tabled);
-}
-
-/* A PC looked up again is answered by its hot entry: the same rule. */
-static void sfu_test_table_hot(struct kunit *test)
-{
-	const struct sfu_case *c = test->param_value;
-	const struct sfu_rule *first, *again;
-	struct sfu_section sec;
-	bool hot = sfu_table_hot_enabled;
-	s64 len;
-	u8 *buf = sfu_build(test, c, true, &len);
-	u32 slot;
-
-	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
-	sfu_table_hot_enabled = true;
-	first = sfu_table_find_hot(&sec, sec.text_lo);
-	KUNIT_ASSERT_NOT_NULL(test, first);
-	KUNIT_ASSERT_EQ(test, sfu_table_hot_used(&sec), 1);
-	for (slot = 0; !sec.table->hot[slot]; slot++)
-		;
-	KUNIT_EXPECT_EQ(test, sec.table->hot[slot] >> 32, 0);
-	KUNIT_EXPECT_EQ(test, (u32)sec.table->hot[slot],
-			(u32)(first - sec.table->rules) + 1);
-	/* Answered from the entry: a table entry changed does not show... */
-	sec.table->rows[0].rule = SFU_TABLE_NONE;
-	again = sfu_table_find_hot(&sec, sec.text_lo);
-	KUNIT_EXPECT_TRUE(test, again == first);
-	/* ...until the entries are off. */
-	sfu_table_hot_enabled = false;
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find_hot(&sec, sec.text_lo));
-	sfu_table_hot_enabled = true;
-	/* Past the text nothing is looked up, nor kept. */
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find_hot(&sec, sec.text_hi));
-	KUNIT_EXPECT_EQ(test, sfu_table_hot_used(&sec), 1);
-	sfu_table_hot_enabled = hot;
-	sfu_section_destroy(&sec);
 }
 
 static void sfu_test_table(struct kunit *test)
@@ -1021,7 +940,6 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_empty_fde_offset),
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
-	KUNIT_CASE_PARAM(sfu_test_table_hot, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
 	KUNIT_CASE(sfu_test_build_id_note),

@@ -141,8 +141,8 @@ static int uw_setup(struct kunit *test, unsigned int sec_flags)
 
 /*
  * Each case runs twice: walks read the section where it is mapped
- * (SFU_SEC_USER), then also through its rule table (SFU_SEC_TABLE),
- * whose simple rules the fast lane of non-faulting walks steps.
+ * (SFU_SEC_USER, as a JIT's), then through its rule table (SFU_SEC_TABLE,
+ * as a file's).
  */
 static const unsigned int uw_sec_flags[] = {
 	SFU_SEC_USER,
@@ -164,15 +164,13 @@ static int uw_init(struct kunit *test)
 	return uw_setup(test, flags ? *flags : SFU_SEC_USER);
 }
 
-/* Frames the fast lane steps in a walk of the whole chain in @mode. */
-static unsigned int uw_fast_frames(struct kunit *test, enum sfu_mem mode)
+/* Frames of @res a rule table stepped: all SFrame steps, with a table. */
+static unsigned int uw_table_frames(struct kunit *test,
+				    const struct sfu_unwind_result *res)
 {
 	struct uw_ctx *ctx = test->priv;
 
-	/* Frame 0 is exact: the full step does it. */
-	if (ctx->r->sec.table && mode == SFU_MEM_USER_NOFAULT)
-		return UW_FUNCS - 2;
-	return 0;
+	return ctx->r->sec.table ? res->sframe : 0;
 }
 
 /*
@@ -221,7 +219,7 @@ static void uw_check_chain(struct kunit *test, enum sfu_mem mode)
 	KUNIT_ASSERT_EQ(test, res.nr, UW_FUNCS);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_OUTERMOST);
 	KUNIT_EXPECT_EQ(test, res.sframe, UW_FUNCS - 1);
-	KUNIT_EXPECT_EQ(test, res.fast, uw_fast_frames(test, mode));
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	KUNIT_EXPECT_EQ(test, res.fallback, 0);
 	KUNIT_EXPECT_EQ(test, pcs[0], uw_func(0) + UW_PC_OFF);
 	for (i = 1; i < UW_FUNCS; i++)
@@ -270,10 +268,10 @@ static void uw_test_depth(struct kunit *test)
 }
 
 /*
- * The depth limit and a full buffer end a non-faulting walk, also when
- * they come in the fast lane.
+ * The depth limit and a full buffer end a non-faulting walk, also in the
+ * middle of frames stepped by a table.
  */
-static void uw_test_fast_depth(struct kunit *test)
+static void uw_test_nofault_depth(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
 	unsigned long pcs[UW_MAX_FRAMES];
@@ -283,7 +281,8 @@ static void uw_test_fast_depth(struct kunit *test)
 	uw_walk_depth(test, SFU_MEM_USER_NOFAULT, 3, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 3);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
-	KUNIT_EXPECT_EQ(test, res.fast, ctx->r->sec.table ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, res.sframe, 2);
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
 
 	uw_regs(&regs, uw_func(0) + UW_PC_OFF, ctx->stack, 0);
@@ -291,8 +290,9 @@ static void uw_test_fast_depth(struct kunit *test)
 					      UW_FUNCS - 1, &res), 0);
 	KUNIT_EXPECT_EQ(test, res.nr, UW_FUNCS - 1);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_DEPTH);
-	KUNIT_EXPECT_EQ(test, res.fast,
-			uw_fast_frames(test, SFU_MEM_USER_NOFAULT));
+	/* The step to the frame the full buffer then refuses counts. */
+	KUNIT_EXPECT_EQ(test, res.sframe, UW_FUNCS - 1);
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	KUNIT_EXPECT_EQ(test, pcs[UW_FUNCS - 2],
 			uw_func(UW_FUNCS - 2) + UW_CALL_OFF);
 	uw_done(test);
@@ -311,7 +311,8 @@ static void uw_test_zero_ra(struct kunit *test)
 		ctx->stack, 0, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 2);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_RA);
-	KUNIT_EXPECT_EQ(test, res.fast, 0);
+	KUNIT_EXPECT_EQ(test, res.sframe, 1);
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	uw_done(test);
 }
 
@@ -332,11 +333,7 @@ static void uw_test_fault(struct kunit *test)
 	uw_done(test);
 }
 
-/*
- * A stack page that goes away under frame 2 stops the walk there, in both
- * modes: with a table the fast lane steps frame 1 and leaves frame 2 to
- * the full step, which stops.
- */
+/* A stack page that goes away under frame 2 stops the walk there. */
 static void uw_test_fault_mid(struct kunit *test)
 {
 	struct uw_ctx *ctx = test->priv;
@@ -352,13 +349,15 @@ static void uw_test_fault_mid(struct kunit *test)
 		ctx->stack, 0, pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 3);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
-	KUNIT_EXPECT_EQ(test, res.fast, ctx->r->sec.table ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, res.sframe, 2);
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
 	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
 		pcs, &res);
 	KUNIT_EXPECT_EQ(test, res.nr, 3);
 	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_FAULT);
-	KUNIT_EXPECT_EQ(test, res.fast, 0);
+	KUNIT_EXPECT_EQ(test, res.sframe, 2);
+	KUNIT_EXPECT_EQ(test, res.table, uw_table_frames(test, &res));
 	uw_done(test);
 }
 
@@ -450,7 +449,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE_PARAM(uw_test_misaligned, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_fallback, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_corrupt, uw_flags_gen_params),
-	KUNIT_CASE_PARAM(uw_test_fast_depth, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_nofault_depth, uw_flags_gen_params),
 	{}
 };
 

@@ -17,10 +17,6 @@
 #             the ftrace redirect that leads there is not in this time).
 #             Rounds alternate the module loaded and unloaded
 #             (BENCH_ROUNDS, 3); the walks of all rounds are pooled.
-#             With the module loaded each depth is timed twice: with the
-#             rule table's hot entries (the default) and without them
-#             (rule_cache=0: every frame searches its table), so that
-#             what the entries bring shows in the same boot.
 #             Frames per walk come from the raw call chains of the same
 #             recording (perf report -D): as the program only spins in the
 #             leaf, every sample of a run must have the same number of
@@ -67,7 +63,6 @@ warm=${BENCH_WALK_WARM:-5}
 walk=/selftests/bench/walk_sframe
 lib=/selftests/lib/libsfu_a.so
 data=/tmp/sfu_walk.data		# in the chroot
-rule_cache=/sys/module/sframe_unwind/parameters/rule_cache
 res=/tmp/bench_walk
 pid=""
 rm -rf "$res" && mkdir -p "$res" || exit 1
@@ -210,8 +205,7 @@ record() {
 }
 
 # walk_run MODE DEPTH ROUND: one timed recording; MODE fp (module
-# unloaded), sframe (loaded) or nohot (loaded, rule_cache=0).  Appends the
-# walk times to $res/MODE.DEPTH.
+# unloaded) or sframe (loaded).  Appends the walk times to $res/MODE.DEPTH.
 walk_run() {
 	local fn=sfu_perf_callchain_user name="$1.$2.$3"
 
@@ -378,10 +372,6 @@ while [ "$r" -le "$rounds" ]; do
 	for d in $depths; do
 		walk_run sframe "$d" "$r" ||
 			fail "depth $d, module loaded: a measurement failed"
-		echo 0 > "$rule_cache"
-		walk_run nohot "$d" "$r" ||
-			fail "depth $d, rule_cache=0: a measurement failed"
-		echo 1 > "$rule_cache"
 	done
 	unload || fail "rmmod failed"
 	for d in $depths; do
@@ -406,7 +396,7 @@ cleanup
 # Sanity: the walks traced against the samples recorded, the module's
 # walks (perf_walks) against its samples.
 for d in $depths; do
-	for m in fp sframe nohot; do
+	for m in fp sframe; do
 		printf '# %-6s depth %3d: %5d walks traced, %5d samples, %5d module walks\n' \
 			"$m" "$d" "$(wc -l < "$res/$m.$d")" \
 			"$(sum "$res/$m.$d.*.sum" 1)" \
@@ -451,34 +441,6 @@ if [ "${17}" -gt "$2" ] && [ "${18}" -gt "$3" ]; then
 	b=$(div "$((${27} - ${12}))" "$((${18} - $3))" %.0f)
 	printf '# marginal ns per frame (depth %d to %d medians): frame pointers %s, SFrame %s, ratio %s\n' \
 		"$1" "${16}" "$a" "$b" "$(div "$b" "$a")"
-fi
-
-echo "# the module without hot entries (rule_cache=0), per frame, ns (min / p10 / median)"
-printf '# %-5s %-23s %-23s %s\n' depth "SFrame, rule_cache=0" \
-	"ratio to FP" "ratio to SFrame"
-for d in $depths; do
-	fno=$(frames nohot "$d")
-	case "$fno" in
-	*"#"*) echo "$fno"; fail "depth $d: unequal call chains" ;;
-	esac
-	# shellcheck disable=SC2046  # the statistics, split on purpose
-	set -- $(pct "$res/nohot.$d") $(pct "$res/fp.$d") \
-		$(pct "$res/sframe.$d")
-	printf '# %-5d %7s %7s %7s   %s %s %s   %s %s %s\n' "$d" \
-		"$(div "$1" "$fno" %.0f)" "$(div "$2" "$fno" %.0f)" \
-		"$(div "$3" "$fno" %.0f)" "$(div "$1" "$7")" \
-		"$(div "$2" "$8")" "$(div "$3" "$9")" "$(div "$1" "${13}")" \
-		"$(div "$2" "${14}")" "$(div "$3" "${15}")"
-	echo "$fno $3" >> "$res/nohot"
-done
-# shellcheck disable=SC2046  # two lines of numbers
-set -- $(head -1 "$res/table") $(tail -1 "$res/table") \
-	$(head -1 "$res/nohot") $(tail -1 "$res/nohot")
-if [ "${33}" -gt "${31}" ] && [ "${17}" -gt "$2" ]; then
-	a=$(div "$((${21} - $6))" "$((${17} - $2))" %.0f)
-	b=$(div "$((${34} - ${32}))" "$((${33} - ${31}))" %.0f)
-	printf '# marginal ns per frame, rule_cache=0: %s, ratio to frame pointers %s\n' \
-		"$b" "$(div "$b" "$a")"
 fi
 
 echo "# worst walk against the median (ns), SFrame (module) and frame pointers"

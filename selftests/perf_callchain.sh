@@ -348,9 +348,9 @@ check "the module is loaded" load
 check "perf record -g -e cpu-clock, with the module" record with "$secs"
 check "with the module: >= 95% of the kernel's chains are exact" \
 	ratio with 95 101 raw
-echo "# fast_frames: $(stat_of fast_frames)"
-check "with the module: walks step frames in the fast lane (fast_frames > 0)" \
-	[ "$(stat_of fast_frames)" -gt 0 ]
+echo "# table_frames: $(stat_of table_frames)"
+check "with the module: walks step frames by rule tables (table_frames > 0)" \
+	[ "$(stat_of table_frames)" -gt 0 ]
 if [ "$(uname -m)" = aarch64 ]; then
 	check "with the module: >= 95% of perf script's stacks reach main" \
 		ratio with 95 101 main

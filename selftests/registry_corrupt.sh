@@ -5,7 +5,8 @@
 # copies of sfu_prog and libsfu_d.so made at build time by corrupt-sframe:
 # bad magic, huge FDE count, FDE or FRE sub-section out of bounds, segment
 # truncated below the header, and a function whose rows lie outside the
-# FRE data, caught when validate_fres is set) must still run and exit 0,
+# FRE data, caught by the rule table's build and, for sections without
+# one, when validate_fres is set) must still run and exit 0,
 # their section must not be listed while the good libsfu_a.so of the same
 # process is, and the kernel log must name the file in a
 # "sframe_unwind: PATH: refused: REASON" line.
@@ -62,7 +63,10 @@ done
 run_case "library, nfdes" "$lib/libsfu_bad_nfdes.so" \
 	"$bin/sfu_prog" dlopen "$lib/libsfu_bad_nfdes.so"
 
-# Rows outside the FRE data are found only by the full validation.
+# Rows outside the FRE data: a file's section is decoded whole into its
+# rule table, which finds them; the full validation does too.
+run_case "program, frefde (rule table)" "$bin/sfu_bad_frefde" \
+	"$bin/sfu_bad_frefde" wait
 saved=$(cat "$param" 2> /dev/null)
 if [ -n "$saved" ] && echo Y > "$param" 2> /dev/null; then
 	run_case "program, frefde (validate_fres=Y)" "$bin/sfu_bad_frefde" \

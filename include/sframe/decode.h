@@ -192,15 +192,6 @@ struct sfu_loc {
 #define SFU_RULE_PAUTH_KEY_B	0x08	/* AArch64: signed with key B */
 #define SFU_RULE_FLEX		0x10	/* from a V3 flexible FDE */
 #define SFU_RULE_TOPMOST_ONLY	0x20	/* uses registers only frame 0 has */
-/*
- * Derived, for the walker's fast lane: the rule is simple, i.e. none of
- * the flags above but RA_MANGLED, PAUTH_KEY_B or FLEX, the CFA is the SP
- * or FP plus an offset, the RA is saved at the CFA plus an offset, and
- * the FP is either kept or saved there too.  Not printed.
- */
-#define SFU_RULE_SIMPLE		0x40
-#define SFU_RULE_CFA_FP		0x80	/* simple: the CFA's base is the FP */
-#define SFU_RULE_FP_AT_CFA	0x100	/* simple: the FP is saved */
 
 /* The arch-neutral unwind rule for one PC. */
 struct sfu_rule {
@@ -251,8 +242,6 @@ int sfu_fde_empty_rule(const struct sfu_fde *fde, struct sfu_rule *rule);
 int sfu_fre_rule(struct sfu_section *sec, const struct sfu_fde *fde,
 		 const struct sfu_fre *fre, struct sfu_rule *rule);
 
-int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-		 enum sfu_mem mode);
 int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 		  enum sfu_mem mode);
 int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,

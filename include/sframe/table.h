@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The rule table: the rows of a section that will not change (a file's, a
- * sidecar's) decoded once, laid out flat over the text, with hot entries
- * for the PCs looked up last (lib/sframe/table.c).
+ * sidecar's) decoded once and laid out flat over the text
+ * (lib/sframe/table.c builds it).  The lookup is here, inline, because
+ * the walker makes one per frame and a call per frame is what it avoids.
  *
- * For the module (the registry builds tables, the walker reads their hot
- * entries inline, a module parameter turns those off) and for the tests
- * and benchmarks that exercise it; the host tools need only decode.h.
+ * For the module and for the tests and benchmarks that exercise it; the
+ * host tools need only decode.h.
  */
 #ifndef _SFRAME_TABLE_H
 #define _SFRAME_TABLE_H
@@ -34,107 +34,111 @@ struct sfu_table {
 	u32 *index;		/* per block: the entry in force at its start */
 	u32 nr_blocks;
 	u8 shift;		/* a block is 2^shift bytes of text */
-	u8 hot_bits;
 	struct sfu_rule *rules;	/* distinct */
 	u32 nr_rules;
-	/*
-	 * Rules of the PCs looked up last, direct-mapped by a hash of the
-	 * PC's offset from text_lo: (offset << 32) | (rule number + 1), 0
-	 * for none; read and written whole, from any context.
-	 */
-	u64 *hot;
 };
 
 int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
-const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc);
 
-/* Whether table lookups keep their answers in sfu_table.hot. */
-extern bool sfu_table_hot_enabled;
+/*
+ * Entries a lookup searches in a fixed number of steps, from the one in
+ * force at its block's start (a power of two): the steps do not depend on
+ * the data, so the processor need not wait for it to know how many there
+ * are.  Blocks with more entries are searched by halving their range.
+ */
+#define SFU_TABLE_WINDOW	16
+/* Cache line the window is asked for by (s390's are larger: harmless). */
+#define SFU_TABLE_LINE		64
 
-/* Fibonacci hashing of a PC offset: 2^32 divided by the golden ratio. */
-#define SFU_HOT_MUL		0x9e3779b1u
-
-/* The hot entry for the PC at @off from text_lo: its top bits, hashed. */
-static inline u32 sfu_hot_index(u32 off, u8 shift)
+/*
+ * Last position in [@lo, @hi] of a sorted array of @stride-byte elements,
+ * each starting with its u32 start (aligned or not), whose start is at or
+ * before @off; @lo if none is.  @stride is a constant at every caller.
+ */
+static inline u32 sfu_search_starts(const void *base, size_t stride,
+				    u32 off, u32 lo, u32 hi)
 {
-	return (u32)(off * SFU_HOT_MUL) >> shift;
-}
+	const u8 *p = (const u8 *)base + (size_t)lo * stride;
+	u32 n = hi > lo ? hi - lo + 1 : 1, half, start;
 
-/* The hot entry of @t for the PC at @off from text_lo. */
-static inline u64 *sfu_table_hot_slot(const struct sfu_table *t, u32 off)
-{
-	return &t->hot[sfu_hot_index(off, 32 - t->hot_bits)];
+	/* Halve the range without a branch on the data: no mispredictions. */
+	while (n > 1) {
+		half = n / 2;
+		memcpy(&start, p + (size_t)half * stride, sizeof(start));
+		p = start <= off ? p + (size_t)half * stride : p;
+		n -= half;
+	}
+	return (u32)((p - (const u8 *)base) / stride);
 }
 
 /*
- * What reading a table's hot entries takes, copied out of the section so
- * that a walk can keep it in registers while it stores frames (the
- * kernel is built without strict aliasing: each store could change the
- * section's fields, which would then be loaded again for every frame).
+ * Ask for the window of entries from @lo while it is searched: its lines
+ * arrive together, not one after the other.  Always inline: GCC takes a
+ * function that does nothing but prefetch for one without effects and
+ * drops calls to it.
  */
-struct sfu_hot_view {
-	const struct sfu_section *sec;
-	u64 lo;			/* text_lo */
-	u64 hi;			/* text_hi */
-	const u64 *hot;		/* NULL: hot entries off */
-	const struct sfu_rule *rules;
-	u8 shift;		/* 32 - hot_bits */
-};
+static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
+						 u32 lo)
+{
+	const u8 *p = (const u8 *)&t->rows[lo];
+	size_t off;
 
-/* A view of the hot entries of @sec, which has a rule table. */
-static inline void sfu_hot_view_init(struct sfu_hot_view *v,
-				     const struct sfu_section *sec)
+	for (off = 0; off < SFU_TABLE_WINDOW * sizeof(*t->rows);
+	     off += SFU_TABLE_LINE)
+		prefetch(p + off);
+	prefetch(p + SFU_TABLE_WINDOW * sizeof(*t->rows) - 1);
+}
+
+/*
+ * The last entry in [@lo, @hi] that starts at or before @off: entry @lo
+ * does, and every entry after @hi starts after it.
+ */
+static __always_inline u32 sfu_table_search(const struct sfu_table *t,
+					    u32 off, u32 lo, u32 hi)
+{
+	const struct sfu_table_row *p = &t->rows[lo];
+	u32 half;
+
+	if (unlikely(hi - lo >= SFU_TABLE_WINDOW))
+		return sfu_search_starts(t->rows, sizeof(*t->rows), off, lo,
+					 hi);
+	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
+		p = p[half].start <= off ? p + half : p;
+	return (u32)(p - t->rows);
+}
+
+/**
+ * sfu_table_find() - the rule at a PC, searched in a section's rule table
+ * @sec: a section with a rule table (@sec->table)
+ * @pc: the address
+ *
+ * What sfu_find_rule() answers for @pc, from kernel memory alone, with
+ * no call and no copy.  Any context: the table does not change once
+ * built, and a lookup writes nothing.
+ *
+ * Return: the rule, valid as long as the table, or NULL where nothing
+ * describes @pc.
+ */
+static __always_inline const struct sfu_rule *
+sfu_table_find(const struct sfu_section *sec, u64 pc)
 {
 	const struct sfu_table *t = sec->table;
+	u32 off, blk, lo, hi;
+	u16 id;
 
-	v->sec = sec;
-	v->lo = sec->text_lo;
-	v->hi = sec->text_hi;
-	v->hot = sfu_table_hot_enabled ? t->hot : NULL;
-	v->rules = t->rules;
-	v->shift = 32 - t->hot_bits;
-}
-
-/**
- * sfu_hot_view_find() - sfu_table_find(), its hot entries read inline
- * @v: a view of the section's table
- * @pc: the address
- *
- * For callers that look up one PC after another (a stack walk): a PC
- * answered from its hot entry costs no call.
- *
- * Return: as sfu_table_find().
- */
-static inline const struct sfu_rule *
-sfu_hot_view_find(const struct sfu_hot_view *v, u64 pc)
-{
-	u32 off = (u32)(pc - v->lo);
-	u64 hot;
-
-	if (likely(pc >= v->lo && pc < v->hi && v->hot)) {
-		hot = READ_ONCE(v->hot[sfu_hot_index(off, v->shift)]);
-		if ((u32)hot && hot >> 32 == off)
-			return &v->rules[(u32)hot - 1];
-	}
-	return sfu_table_find(v->sec, pc);
-}
-
-/**
- * sfu_table_find_hot() - sfu_table_find(), its hot entries read inline
- * @sec: a section with a rule table
- * @pc: the address
- *
- * Return: as sfu_table_find().
- */
-static inline const struct sfu_rule *
-sfu_table_find_hot(const struct sfu_section *sec, u64 pc)
-{
-	struct sfu_hot_view v;
-
-	sfu_hot_view_init(&v, sec);
-	return sfu_hot_view_find(&v, pc);
+	if (pc < sec->text_lo || pc >= sec->text_hi)
+		return NULL;
+	off = (u32)(pc - sec->text_lo);
+	blk = (u32)((u64)off >> t->shift);
+	lo = t->index[blk];
+	hi = t->index[blk + 1];
+	sfu_table_rows_ahead(t, lo);
+	id = t->rows[sfu_table_search(t, off, lo, hi)].rule;
+	if (id == SFU_TABLE_NONE)
+		return NULL;
+	return &t->rules[id];
 }
 
 #endif /* _SFRAME_TABLE_H */

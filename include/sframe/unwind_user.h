@@ -37,8 +37,8 @@ enum sfu_stop {
  * @nr: frames stored
  * @stop: why the walk stopped (enum sfu_stop)
  * @sframe: frames stepped with an SFrame rule
- * @fast: of those, frames the fast lane stepped (a simple rule from a rule
- *	table, in a non-faulting walk)
+ * @table: of those, frames whose rule came from a rule table (a file's or
+ *	a sidecar's section; the others are read where they live: JIT)
  * @fallback: frames stepped with frame pointers (or the s390x back chain)
  * @signal: signal frames stepped through
  */
@@ -46,7 +46,7 @@ struct sfu_unwind_result {
 	unsigned int nr;
 	u8 stop;
 	unsigned int sframe;
-	unsigned int fast;
+	unsigned int table;
 	unsigned int fallback;
 	unsigned int signal;
 };

@@ -45,30 +45,6 @@ static inline bool sfu_same_shape(const struct sfu_rows_shape *a,
 	       a->rep_size == b->rep_size && a->fde_type == b->fde_type;
 }
 
-/*
- * Last position in [@lo, @hi] of a sorted array of @stride-byte elements,
- * each starting with its u32 start (aligned or not), whose start is at or
- * before @off; @lo if none is.  Inline: the walker's table lookups make
- * no call (a call that saves its return address signs and checks it on
- * arm64 kernels built with pointer authentication, which QEMU's default
- * algorithm makes slow); @stride is a constant at every caller.
- */
-static inline u32 sfu_search_starts(const void *base, size_t stride,
-				    u32 off, u32 lo, u32 hi)
-{
-	const u8 *p = (const u8 *)base + (size_t)lo * stride;
-	u32 n = hi > lo ? hi - lo + 1 : 1, half, start;
-
-	/* Halve the range without a branch on the data: no mispredictions. */
-	while (n > 1) {
-		half = n / 2;
-		memcpy(&start, p + (size_t)half * stride, sizeof(start));
-		p = start <= off ? p + (size_t)half * stride : p;
-		n -= half;
-	}
-	return (u32)((p - (const u8 *)base) / stride);
-}
-
 static_assert(offsetof(struct sfu_ent, start) == 0, "entries start with it");
 static_assert(offsetof(struct sfu_table_row, start) == 0,
 	      "table entries start with it");

@@ -29,8 +29,8 @@
  *
  * Long functions also get a row index (rows.c), so that finding a
  * row decodes at most SFU_ROW_STRIDE of them.  Sections that will not
- * change may also get a rule table (table.c); lookups then read
- * only kernel memory.
+ * change also get a rule table (table.c), which the walker searches
+ * instead; the lookups here always read the section.
  *
  * The indexes are hints: lookups re-read and re-check the descriptor and
  * the rows they land on, so a section changed after set-up gives wrong
@@ -38,7 +38,7 @@
  *
  * Callers in NMI can bound the work of a lookup further with a budget
  * (sfu_find_rule_budget()): one unit per read of the section or row
- * decoded, or per lookup through the table.
+ * decoded.
  */
 #include "internal.h"
 
@@ -389,11 +389,9 @@ static u32 sfu_pos_id(const struct sfu_section *sec, u32 pos)
 	return sec->keys ? sec->keys[pos].id : pos;
 }
 
-/* Take @n units of work from @budget (NULL: unlimited). */
+/* Take @n units of work from @budget. */
 static bool sfu_spend(u32 *budget, u32 n)
 {
-	if (!budget)
-		return true;
 	if (*budget < n) {
 		*budget = 0;
 		return false;
@@ -439,28 +437,11 @@ static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
 {
 	u32 off = sec->ents[pos].rows;
 
-	if (!it || off == SFU_NO_ROWS_HINT || off >= sec->size)
+	if (off == SFU_NO_ROWS_HINT || off >= sec->size)
 		return 0;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
 	sfu_fre_iter_prefill(sec, it, off, mode);
-	return 0;
-}
-
-/* The rule at @pc from the section's rule table.  One unit of @budget. */
-static int sfu_lookup_table(const struct sfu_section *sec, u64 pc,
-			    struct sfu_rule *rule, u32 *budget)
-{
-	const struct sfu_rule *found;
-
-	if (pc < sec->text_lo || pc >= sec->text_hi)
-		return -ENOENT;
-	if (!sfu_spend(budget, 1))
-		return -ERANGE;
-	found = sfu_table_find_hot(sec, pc);
-	if (!found)
-		return -ENOENT;
-	*rule = *found;
 	return 0;
 }
 
@@ -499,21 +480,6 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 }
 
 /**
- * sfu_find_fde() - find the function descriptor covering a PC
- * @sec: an initialised section
- * @pc: the address
- * @fde: where the descriptor goes
- * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
- *
- * Return: 0, -ENOENT if no function covers @pc, -EBADMSG or -EFAULT.
- */
-int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-		 enum sfu_mem mode)
-{
-	return sfu_lookup_fde(sec, pc, fde, NULL, mode, NULL);
-}
-
-/**
  * sfu_find_rule_budget() - the unwind rule at a PC, with bounded work
  * @sec: an initialised section
  * @pc: the address
@@ -521,7 +487,7 @@ int sfu_find_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
  * @budget: units of work left, one per read of a descriptor, per row
  *	decoded and for the rows read ahead (a read of at most
- *	SFU_FRE_WINDOW bytes); decremented.  NULL: no limit.
+ *	SFU_FRE_WINDOW bytes); decremented
  *
  * With the lookup entries and the row index, a lookup costs at most the
  * rows read ahead, the descriptor and SFU_ROW_STRIDE + 1 rows, whatever
@@ -543,8 +509,6 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	u64 pc_off;
 	int ret;
 
-	if (sec->table)
-		return sfu_lookup_table(sec, pc, rule, budget);
 	sfu_fre_iter_clear(&it);
 	ret = sfu_lookup_fde(sec, pc, &fde, &it, mode, budget);
 	if (ret)
@@ -584,7 +548,9 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
 		  enum sfu_mem mode)
 {
-	return sfu_find_rule_budget(sec, pc, rule, mode, NULL);
+	u32 unlimited = U32_MAX;
+
+	return sfu_find_rule_budget(sec, pc, rule, mode, &unlimited);
 }
 
 /* Every row of one function: read, order-checked, decoded. */

@@ -195,35 +195,6 @@ static bool sfu_loc_topmost_only(const struct sfu_abi_info *ai,
 	       l->reg != ai->fp_reg;
 }
 
-/* A location that is a saved word: at the CFA plus an offset. */
-static bool sfu_loc_at_cfa(const struct sfu_loc *l)
-{
-	return l->kind == SFU_LOC_CFA && l->deref;
-}
-
-/* Mark a rule the walker may step in its fast lane (SFU_RULE_SIMPLE). */
-static void sfu_rule_simple(const struct sfu_abi_info *ai,
-			    struct sfu_rule *rule)
-{
-	const u32 special = SFU_RULE_OUTERMOST | SFU_RULE_SIGNAL |
-			    SFU_RULE_TOPMOST_ONLY;
-	bool fp_saved = sfu_loc_at_cfa(&rule->fp);
-	bool cfa_fp = rule->cfa.reg == ai->fp_reg;
-
-	if ((rule->flags & special) || rule->cfa.kind != SFU_LOC_REG ||
-	    rule->cfa.deref || (!cfa_fp && rule->cfa.reg != ai->sp_reg) ||
-	    !sfu_loc_at_cfa(&rule->ra))
-		return;
-	if (!fp_saved && rule->fp.kind != SFU_LOC_SAME &&
-	    rule->fp.kind != SFU_LOC_NONE)
-		return;
-	rule->flags |= SFU_RULE_SIMPLE;
-	if (cfa_fp)
-		rule->flags |= SFU_RULE_CFA_FP;
-	if (fp_saved)
-		rule->flags |= SFU_RULE_FP_AT_CFA;
-}
-
 static void sfu_rule_flags(const struct sfu_fde *fde,
 			   const struct sfu_fre *fre, struct sfu_rule *rule)
 {
@@ -240,7 +211,6 @@ static void sfu_rule_flags(const struct sfu_fde *fde,
 	    (rule->fp.kind == SFU_LOC_REG &&
 	     sfu_loc_topmost_only(ai, &rule->fp)))
 		rule->flags |= SFU_RULE_TOPMOST_ONLY;
-	sfu_rule_simple(ai, rule);
 }
 
 /* Start a rule: the parts that do not depend on the row's data words. */

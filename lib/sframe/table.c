@@ -22,17 +22,17 @@
  *    force at its start;
  *  - the distinct rules, each stored once.
  *
- * A lookup is then one index slot, a binary search of one block's entries
- * (asked for together before the search: a line or two) and a copy of the
- * rule, which the hot entries (sfu_table_find_hot()) skip for a PC seen
- * before.  The functions themselves are not kept: their starts, ends and
- * repetitions are in the entries.
+ * A lookup is then one index slot and a search of one block's entries
+ * (asked for together before the search: a line or two), and it returns
+ * the rule in place.  It writes nothing, so CPUs walking the same library
+ * share its lines.  The functions themselves are not kept: their starts,
+ * ends and repetitions are in the entries.
  *
  * Its answers are the section's own: the table is built with the same
  * decoder from the same descriptors, a function's entries end where the
  * lookup of the section would stop reading it (its end, or the next
  * function's start), and a section it cannot describe exactly (a corrupt
- * row, too many distinct rules) gets no table and is read as before.  The
+ * row, too many distinct rules) gets no table, and its caller refuses it.  The
  * work of a build is bounded by the section's size: FRE data that several
  * functions point to is decoded once, and rows decoded and entries made
  * stop at a multiple of the section's rows and functions (-E2BIG).
@@ -55,30 +55,11 @@
 #define SFU_TABLE_HASH_MIN	64
 /* Entries of a block, about: 48 bytes, a line or two. */
 #define SFU_TABLE_BLOCK_ROWS	8
-/*
- * Entries a lookup searches in a fixed number of steps, from the one in
- * force at its block's start (a power of two): the steps do not depend on
- * the data, so the processor need not wait for it to know how many there
- * are.  Blocks with more entries are searched by halving their range.
- * The array ends with SFU_TABLE_WINDOW - 1 entries past any offset.
- */
-#define SFU_TABLE_WINDOW	16
+/* The array ends with SFU_TABLE_WINDOW - 1 entries past any offset. */
 #define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
 /* Blocks span 16 bytes of text at least, 4 GiB (all of it) at most. */
 #define SFU_TABLE_SHIFT_MIN	4
 #define SFU_TABLE_SHIFT_MAX	32
-/*
- * Entries a lookup asks for ahead: those of its block, up to four lines
- * of x86-64's and arm64's 64 bytes (s390's lines are larger: asks that
- * fall on a line already asked for cost an instruction each).
- */
-#define SFU_TABLE_LINE		64
-#define SFU_TABLE_AHEAD		(4 * SFU_TABLE_LINE)
-/* Hot entries (struct sfu_table): 2^6 to 2^10, about one per entry. */
-#define SFU_HOT_MIN_BITS	6
-#define SFU_HOT_MAX_BITS	10
-
-bool sfu_table_hot_enabled = true;
 
 /* FNV-1a, 32 bits. */
 #define SFU_FNV_BASIS		2166136261u
@@ -542,27 +523,11 @@ static int sfu_table_index(const struct sfu_section *sec, struct sfu_table *t)
 	return 0;
 }
 
-/* Hot entries, about one per entry of the table, none in use. */
-static int sfu_table_hot(struct sfu_table *t)
-{
-	u8 bits = SFU_HOT_MIN_BITS;
-
-	while (bits < SFU_HOT_MAX_BITS && BIT(bits) < t->nr_rows)
-		bits++;
-	t->hot_bits = bits;
-	t->hot = sfu_alloc_array(BIT(bits), sizeof(*t->hot));
-	if (!t->hot)
-		return -ENOMEM;
-	memset(t->hot, 0, BIT(bits) * sizeof(*t->hot));
-	return 0;
-}
-
 static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->rows);
 	sfu_free(t->index);
 	sfu_free(t->rules);
-	sfu_free(t->hot);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -606,8 +571,6 @@ int sfu_table_build(struct sfu_section *sec)
 	sfu_table_build_free(&b);
 	if (!ret)
 		ret = sfu_table_index(sec, t);
-	if (!ret)
-		ret = sfu_table_hot(t);
 	if (ret) {
 		sfu_table_free(t);
 		sfu_free(t);
@@ -645,77 +608,5 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	return sizeof(*t) +
 	       (size_t)(t->nr_rows + SFU_TABLE_PAD) * sizeof(*t->rows) +
 	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
-	       (size_t)t->nr_rules * sizeof(*t->rules) +
-	       BIT(t->hot_bits) * sizeof(*t->hot);
-}
-
-/*
- * Ask for the window of entries from @lo while it is searched: its lines
- * arrive together, not one after the other.  Always inline: GCC takes a
- * function that does nothing but prefetch for one without effects and
- * drops calls to it.
- */
-static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
-						 u32 lo)
-{
-	const u8 *p = (const u8 *)&t->rows[lo];
-	size_t off;
-
-	for (off = 0; off < SFU_TABLE_WINDOW * sizeof(*t->rows);
-	     off += SFU_TABLE_LINE)
-		prefetch(p + off);
-	prefetch(p + SFU_TABLE_WINDOW * sizeof(*t->rows) - 1);
-}
-
-/*
- * The last entry in [@lo, @hi] that starts at or before @off: entry @lo
- * does, and every entry after @hi starts after it.
- */
-static __always_inline u32 sfu_table_search(const struct sfu_table *t,
-					    u32 off, u32 lo, u32 hi)
-{
-	const struct sfu_table_row *p = &t->rows[lo];
-	u32 half;
-
-	if (unlikely(hi - lo >= SFU_TABLE_WINDOW))
-		return sfu_search_starts(t->rows, sizeof(*t->rows), off, lo,
-					 hi);
-	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
-		p = p[half].start <= off ? p + half : p;
-	return (u32)(p - t->rows);
-}
-
-/**
- * sfu_table_find() - the rule at a PC, searched in a section's rule table
- * @sec: a section with a rule table (@sec->table)
- * @pc: the address
- *
- * What sfu_find_rule() answers for @pc, from kernel memory alone and
- * without a copy; the answer is kept in @pc's hot entry, which
- * sfu_table_find_hot() reads first.  Any context; the entries are read
- * and written whole, so concurrent lookups at worst replace each other's.
- *
- * Return: the rule, valid as long as the table, or NULL where nothing
- * describes @pc.
- */
-const struct sfu_rule *sfu_table_find(const struct sfu_section *sec, u64 pc)
-{
-	const struct sfu_table *t = sec->table;
-	u32 off, blk, lo, hi;
-	u16 id;
-
-	if (pc < sec->text_lo || pc >= sec->text_hi)
-		return NULL;
-	off = (u32)(pc - sec->text_lo);
-	blk = (u32)((u64)off >> t->shift);
-	lo = t->index[blk];
-	hi = t->index[blk + 1];
-	sfu_table_rows_ahead(t, lo);
-	id = t->rows[sfu_table_search(t, off, lo, hi)].rule;
-	if (id == SFU_TABLE_NONE)
-		return NULL;
-	if (sfu_table_hot_enabled)
-		WRITE_ONCE(*sfu_table_hot_slot(t, off),
-			   (u64)off << 32 | (id + 1U));
-	return &t->rules[id];
+	       (size_t)t->nr_rules * sizeof(*t->rules);
 }

@@ -48,12 +48,19 @@ __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 					     const u64 *pcs, u32 n)
 {
+	const struct sfu_rule *found;
 	struct sfu_rule rule;
 	u32 i, acc = 0;
 
-	for (i = 0; i < n; i++)
-		if (!sfu_find_rule(sec, pcs[i], &rule, SFU_MEM_KERNEL))
-			acc += rule.cfa.off;
+	for (i = 0; i < n; i++) {
+		if (sec->table)
+			found = sfu_table_find(sec, pcs[i]);
+		else
+			found = sfu_find_rule(sec, pcs[i], &rule,
+					      SFU_MEM_KERNEL) ? NULL : &rule;
+		if (found)
+			acc += found->cfa.off;
+	}
 	bench_sink = acc;
 }
 

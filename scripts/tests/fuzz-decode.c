@@ -38,10 +38,11 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		       size_t size, u64 vaddr, u8 abi)
 {
 	struct sfu_section t;
-	struct sfu_rule a, b;
+	const struct sfu_rule *b;
+	struct sfu_rule a;
 	u64 span = sec->text_hi - sec->text_lo, pc;
 	unsigned int i;
-	int ra, rb;
+	int ra;
 
 	if (sfu_section_init(&t, (unsigned long)data, size, vaddr,
 			     SFU_MEM_KERNEL, abi))
@@ -55,10 +56,9 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		if (i < size)
 			pc += data[i];
 		memset(&a, 0, sizeof(a));
-		memset(&b, 0, sizeof(b));
 		ra = sfu_find_rule(sec, pc, &a, SFU_MEM_KERNEL);
-		rb = sfu_find_rule(&t, pc, &b, SFU_MEM_KERNEL);
-		if (ra != rb || (!ra && memcmp(&a, &b, sizeof(a))))
+		b = sfu_table_find(&t, pc);
+		if (!ra != !!b || (b && memcmp(&a, b, sizeof(a))))
 			__builtin_trap();
 	}
 	sfu_section_destroy(&t);

@@ -286,12 +286,12 @@ __attribute__((noipa)) int uw_run(const struct uw_chain *c, const char *req,
 
 /*
  * sync walks have cookie 0 and no consumer, deferred ones consumer 0.
- * Only the non-faulting walk ("sync") has a fast lane, and its frames
- * are among those stepped with SFrame.
+ * Frames stepped by a rule table are among those stepped with SFrame,
+ * and this program's own frames are: its section is a file's.
  */
 static bool uw_header_ok(const char *req, const struct uw_walk *w)
 {
-	if (w->fast > w->sframe || (w->fast && strcmp(req, "sync")))
+	if (w->table > w->sframe || (w->sframe && !w->table))
 		return false;
 	if (!strcmp(req, "deferred"))
 		return w->cookie && w->consumer == 0;

@@ -57,10 +57,10 @@ static int uw_parse(char *text, struct uw_walk *walks, int max)
 				return -1;
 			w = &walks[n++];
 			memset(w, 0, sizeof(*w));
-			if (sscanf(line, "cookie=%llu consumer=%d nr=%u stop=%23s sframe=%u fallback=%u signal=%u fast=%u",
+			if (sscanf(line, "cookie=%llu consumer=%d nr=%u stop=%23s sframe=%u fallback=%u signal=%u table=%u",
 				   &w->cookie, &w->consumer, &w->nr, w->stop,
 				   &w->sframe, &w->fallback,
-				   &w->signal, &w->fast) != 8) {
+				   &w->signal, &w->table) != 8) {
 				ksft_print_msg("malformed header: %s\n", line);
 				return -1;
 			}
@@ -172,9 +172,9 @@ void uw_print_walk(const char *what, const struct uw_walk *w)
 	unsigned int i;
 	Dl_info info;
 
-	ksft_print_msg("%s: cookie=%llu consumer=%d nr=%u stop=%s sframe=%u fallback=%u signal=%u fast=%u\n",
+	ksft_print_msg("%s: cookie=%llu consumer=%d nr=%u stop=%s sframe=%u fallback=%u signal=%u table=%u\n",
 		       what, w->cookie, w->consumer, w->nr, w->stop,
-		       w->sframe, w->fallback, w->signal, w->fast);
+		       w->sframe, w->fallback, w->signal, w->table);
 	for (i = 0; i < w->nr; i++) {
 		pc = w->pcs[i];
 		at = pc - (i > 0);

@@ -52,7 +52,7 @@ static inline void uw_escape(const void *p)
  * @sframe: frames stepped with SFrame
  * @fallback: frames stepped with frame pointers or the back chain
  * @signal: signal frames stepped through
- * @fast: of @sframe, frames the fast lane stepped (non-faulting walks)
+ * @table: of @sframe, frames whose rule came from a rule table (files)
  * @pcs: the frames, innermost first
  */
 struct uw_walk {
@@ -63,7 +63,7 @@ struct uw_walk {
 	unsigned int sframe;
 	unsigned int fallback;
 	unsigned int signal;
-	unsigned int fast;
+	unsigned int table;
 	unsigned long pcs[UW_MAX_FRAMES];
 };
 
