@@ -182,7 +182,7 @@ static int sfu_dbg_lookup(char *buf, size_t size, struct sfu_section *sec,
 	int err = init;
 
 	if (!err)
-		err = sfu_find_rule(sec, pc, &rule, SFU_MEM_KERNEL);
+		err = sfu_find_rule(sec, pc, &rule);
 	return sfu_rule_line(buf, size, pc, err, &rule,
 			     err ? 0 : sec->elems[0].abi);
 }
@@ -261,7 +261,7 @@ static int sfu_dbg_status(char *buf, size_t size)
 	n = scnprintf(buf, size, "size=%zu vaddr=0x%llx abi=%u init=%d",
 		      sfu_dbg.len, sfu_dbg.vaddr, sfu_dbg.abi, init);
 	if (!init) {
-		init = sfu_section_validate(&sec, SFU_MEM_KERNEL);
+		init = sfu_section_validate(&sec);
 		n += scnprintf(buf + n, size - n,
 			       " elems=%u fdes=%u text=0x%llx-0x%llx validate=%d",
 			       sec.nr_elems, sec.nr_fdes, sec.text_lo,

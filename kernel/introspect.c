@@ -206,7 +206,7 @@ static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
 	rcu_read_unlock();
 	if (!r)
 		return sfu_rule_line(buf, size, pc, -ENOENT, NULL, 0);
-	err = sfu_find_rule(&r->sec, pc, &rule, SFU_MEM_USER);
+	err = sfu_find_rule(&r->sec, pc, &rule);
 	err = sfu_rule_line(buf, size, pc, err, &rule, r->sec.abi);
 	sfu_region_put(r);
 	return err;

@@ -410,7 +410,7 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
 	ret = sfu_section_init(sec, (unsigned long)bytes, len, vaddr,
 			       SFU_MEM_KERNEL, sfu_native_abi());
 	if (!ret && sfu_validate_fres)
-		ret = sfu_section_validate(sec, SFU_MEM_KERNEL);
+		ret = sfu_section_validate(sec);
 	/*
 	 * A section that will not change is walked through its table only:
 	 * one it cannot describe (a row the decoder refuses, too many rules)

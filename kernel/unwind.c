@@ -438,7 +438,7 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 		*rule = sfu_table_find(&r->sec, pc);
 		return *rule ? 0 : -ENOENT;
 	}
-	ret = sfu_find_rule_budget(&r->sec, pc, &w->scratch, st->mode,
+	ret = sfu_find_rule_budget(&r->sec, pc, &w->scratch,
 				   &st->budget);
 	if (ret == -EBADMSG) {
 		sfu_region_corrupt(r, st->mode);

@@ -157,7 +157,7 @@ static void sfu_check_expects_at(struct kunit *test, struct sfu_section *sec,
 		if (c->version < e->min_version)
 			continue;
 		want = sfu_expect_for(e, c->abi);
-		ret = sfu_find_rule(sec, e->pc + delta, &rule, SFU_MEM_KERNEL);
+		ret = sfu_find_rule(sec, e->pc + delta, &rule);
 		if (!want) {
 			KUNIT_EXPECT_EQ(test, ret, -ENOENT);
 			continue;
@@ -185,7 +185,7 @@ static void sfu_test_rules(struct kunit *test)
 	u8 *buf = sfu_build(test, c, true, &len);
 
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec), 0);
 	KUNIT_EXPECT_EQ(test, sec.elems[0].swap,
 			sfu_abi_info(c->abi)->big_endian !=
 			(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
@@ -261,7 +261,7 @@ static void sfu_test_truncate(struct kunit *test)
 	for (cut = 0; cut < len; cut++) {
 		ret = sfu_init(&sec, buf, cut);
 		if (!ret) {
-			ret = sfu_section_validate(&sec, SFU_MEM_KERNEL);
+			ret = sfu_section_validate(&sec);
 			sfu_section_destroy(&sec);
 		}
 		KUNIT_EXPECT_EQ(test, ret, -EBADMSG);
@@ -288,12 +288,11 @@ static void sfu_test_mutate(struct kunit *test)
 			buf[at] = vals[v] ^ (v ? 0 : keep ^ 0x5a);
 			if (sfu_init(&sec, buf, len))
 				continue;
-			sfu_section_validate(&sec, SFU_MEM_KERNEL);
+			sfu_section_validate(&sec);
 			/* Decoding every row must be as safe as a lookup. */
 			sfu_table_build(&sec);
 			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++) {
-				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
-					      SFU_MEM_KERNEL);
+				sfu_find_rule(&sec, sfu_expects[i].pc, &rule);
 				if (sec.table)
 					sfu_table_find(&sec,
 						       sfu_expects[i].pc);
@@ -324,8 +323,7 @@ static void sfu_test_mutate_live(struct kunit *test)
 		for (v = 0; v < ARRAY_SIZE(vals); v++) {
 			buf[at] = vals[v] ^ (v ? 0 : keep ^ 0x5a);
 			for (i = 0; i < ARRAY_SIZE(sfu_expects); i++)
-				sfu_find_rule(&sec, sfu_expects[i].pc, &rule,
-					      SFU_MEM_KERNEL);
+				sfu_find_rule(&sec, sfu_expects[i].pc, &rule);
 		}
 		buf[at] = keep;
 	}
@@ -417,8 +415,7 @@ static u64 sfu_patch_at(struct kunit *test, const struct sfu_patch *p,
 	if (p->where == AT_FDE0)
 		at = sec.elems[0].fde_off + p->off;
 	else if (!sfu_read_fde(&sec, &sec.elems[0],
-			       p->where == AT_FRES1 ? 1 : 0, &fde,
-			       SFU_MEM_KERNEL))
+			       p->where == AT_FRES1 ? 1 : 0, &fde))
 		at = fde.fres_off + (s32)p->off;
 	sfu_section_destroy(&sec);
 	return at;
@@ -443,7 +440,7 @@ static void sfu_test_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, p->init_err);
 	if (ret)
 		return;
-	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL),
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec),
 			p->valid_err);
 	sfu_section_destroy(&sec);
 }
@@ -541,8 +538,7 @@ static void sfu_test_s390x_bad_reg(struct kunit *test)
 		row.words[1] = bad[i];
 		len = sfu_encode(&p, &fde, 1, buf, SFU_TEST_BUF_SIZE);
 		KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-		KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_F_ROWS, &rule,
-						    SFU_MEM_KERNEL), -EBADMSG);
+		KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_F_ROWS, &rule), -EBADMSG);
 		sfu_section_destroy(&sec);
 	}
 }
@@ -556,7 +552,7 @@ static bool sfu_long_row_ok(struct sfu_section *sec, u32 f, u32 row)
 	u32 budget = SFU_ROW_STRIDE + 4;
 	struct sfu_rule rule;
 
-	return !sfu_find_rule_budget(sec, pc, &rule, SFU_MEM_KERNEL,
+	return !sfu_find_rule_budget(sec, pc, &rule,
 				     &budget) &&
 	       rule.cfa.off == sfu_test_long_cfa(row);
 }
@@ -586,7 +582,7 @@ static void sfu_test_long_function(struct kunit *test)
 						    SFU_TEST_LONG_TEXT, buf,
 						    len, SFU_TEST_VADDR), len);
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec), 0);
 	KUNIT_EXPECT_EQ(test, sec.nr_runs, 1);
 	KUNIT_EXPECT_EQ(test, sec.nr_marks, (rows - 1) / SFU_ROW_STRIDE);
 	for (f = 0; f < nr_funcs; f++) {
@@ -604,12 +600,11 @@ static void sfu_test_long_function(struct kunit *test)
 	sec.nr_runs = 0;
 	budget = SFU_ROW_STRIDE + 4;
 	KUNIT_EXPECT_EQ(test, sfu_find_rule_budget(&sec, SFU_TEST_LONG_TEXT +
-						   rows - 1, &rule,
-						   SFU_MEM_KERNEL, &budget),
+						   rows - 1, &rule, &budget),
 			-ERANGE);
 	KUNIT_EXPECT_EQ(test, budget, 0);
 	KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_LONG_TEXT + rows - 1,
-					    &rule, SFU_MEM_KERNEL), 0);
+					    &rule), 0);
 	KUNIT_EXPECT_EQ(test, rule.cfa.off, sfu_test_long_cfa(rows - 1));
 	sec.nr_runs = nr_runs;
 	sfu_section_destroy(&sec);
@@ -633,7 +628,7 @@ static u32 sfu_table_diffs(struct sfu_section *plain,
 	for (pc = plain->text_lo - step; pc < plain->text_hi + step;
 	     pc += step) {
 		memset(&a, 0, sizeof(a));
-		ra = sfu_find_rule(plain, pc, &a, SFU_MEM_KERNEL);
+		ra = sfu_find_rule(plain, pc, &a);
 		b = sfu_table_find(tabled, pc);
 		if (!ra != !!b) {
 			bad++;
@@ -765,7 +760,7 @@ static void sfu_test_table_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sfu_table_build(&sec), -E2BIG);
 	KUNIT_EXPECT_TRUE(test, !sec.table);
 	KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_LONG_TEXT + 1,
-					    &rule, SFU_MEM_KERNEL), 0);
+					    &rule), 0);
 	sfu_section_destroy(&sec);
 }
 
@@ -834,14 +829,12 @@ static void sfu_test_empty_fde_offset(struct kunit *test)
 	len = sfu_encode(&p, fdes, ARRAY_SIZE(fdes), buf, SFU_TEST_BUF_SIZE);
 	KUNIT_ASSERT_GT(test, len, 0);
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 0, &a,
-					   SFU_MEM_KERNEL), 0);
-	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 1, &b,
-					   SFU_MEM_KERNEL), 0);
+	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 0, &a), 0);
+	KUNIT_ASSERT_EQ(test, sfu_read_fde(&sec, &sec.elems[0], 1, &b), 0);
 	/* The case at hand: same offset, different row layout. */
 	KUNIT_EXPECT_EQ(test, a.fres_off, b.fres_off);
 	KUNIT_EXPECT_NE(test, a.fre_type, b.fre_type);
-	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec, SFU_MEM_KERNEL), 0);
+	KUNIT_EXPECT_EQ(test, sfu_section_validate(&sec), 0);
 	sfu_section_destroy(&sec);
 }
 

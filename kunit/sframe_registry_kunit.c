@@ -415,7 +415,7 @@ static void reg_test_section(struct kunit *test)
 	found = sfu_region_find(ctx->mm, SFU_TEST_F_ROWS);
 	KUNIT_ASSERT_PTR_EQ(test, found, r);
 	KUNIT_EXPECT_EQ(test, sfu_find_rule(&found->sec, SFU_TEST_F_ROWS,
-					    &rule, SFU_MEM_KERNEL), 0);
+					    &rule), 0);
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, rule.cfa.kind, SFU_LOC_REG);
 

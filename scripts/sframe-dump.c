@@ -286,7 +286,7 @@ static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	       fde->pc_type == SFRAME_FDE_TYPE_PCMASK ? "[m]" : "",
 	       "CFA", "FP", "RA");
 	sfu_fre_iter_init(fde, &it);
-	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre, SFU_MEM_KERNEL)))
+	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre)))
 		re_fre(fde, &fre);
 	return ret == -ENOENT ? 0 : ret;
 }
@@ -300,7 +300,7 @@ static int re_elem(struct sfu_dump *d, const struct sfu_elem *e)
 	re_header(e);
 	printf("\n  Function Index :\n");
 	for (i = 0; i < e->num_fdes; i++) {
-		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		ret = sfu_read_fde(&d->sec, e, i, &fde);
 		if (!ret)
 			ret = re_fde(d, &fde);
 		if (ret)
@@ -343,8 +343,7 @@ static int nat_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	       fde->fde_type == SFRAME_FDE_TYPE_FLEX ? "flex" : "default",
 	       fde->rep_size, fde->info, fde->info2);
 	sfu_fre_iter_init(fde, &it);
-	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre,
-				    SFU_MEM_KERNEL))) {
+	while (!(ret = sfu_fre_next(&d->sec, fde, &it, &fre))) {
 		printf("    +0x%-6x info 0x%02x words", fre.start, fre.info);
 		for (i = 0; i < fre.nr_words; i++)
 			printf(" %d", sfu_fre_sword(&fre, i));
@@ -365,7 +364,7 @@ static int nat_elem(struct sfu_dump *d, const struct sfu_elem *e, u32 n)
 	       e->swap ? " (byte-swapped)" : "", e->fixed_fp, e->fixed_ra,
 	       e->auxhdr_len, e->num_fdes, e->num_fres, e->fre_len);
 	for (i = 0; i < e->num_fdes; i++) {
-		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		ret = sfu_read_fde(&d->sec, e, i, &fde);
 		if (!ret)
 			ret = nat_fde(d, &fde);
 		if (ret)
@@ -397,7 +396,7 @@ static void all_pcs_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	int ret;
 
 	for (pc = fde->start; pc < fde->start + fde->size; pc++) {
-		ret = sfu_find_rule(&d->sec, pc, &rule, SFU_MEM_KERNEL);
+		ret = sfu_find_rule(&d->sec, pc, &rule);
 		pc_line(d, pc, ret, &rule, fde->elem->abi);
 	}
 }
@@ -416,8 +415,7 @@ static int expand_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 		return -ENOMEM;
 	sfu_fre_iter_init(fde, &it);
 	while (n < fde->num_fres &&
-	       !(ret = sfu_fre_next(&d->sec, fde, &it, &fres[n],
-				    SFU_MEM_KERNEL)))
+	       !(ret = sfu_fre_next(&d->sec, fde, &it, &fres[n])))
 		n++;
 	for (pc = fde->start; !ret && pc < fde->start + fde->size; pc++) {
 		off = pc - fde->start;
@@ -446,7 +444,7 @@ static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
 	int ret;
 
 	for (i = 0; i < e->num_fdes; i++) {
-		ret = sfu_read_fde(&d->sec, e, i, &fde, SFU_MEM_KERNEL);
+		ret = sfu_read_fde(&d->sec, e, i, &fde);
 		if (ret)
 			return ret;
 		if (d->format == DUMP_ALL_PCS) {
@@ -468,15 +466,14 @@ static int dump_section(struct sfu_dump *d, const struct sfu_sframe_loc *loc)
 	u32 n;
 
 	if (d->validate) {
-		ret = sfu_section_validate(&d->sec, SFU_MEM_KERNEL);
+		ret = sfu_section_validate(&d->sec);
 		if (ret)
 			sfu_report(d, "validation failed", ret);
 		return ret ? 1 : 0;
 	}
 	if (d->nr_pcs) {
 		for (i = 0; i < d->nr_pcs; i++) {
-			ret = sfu_find_rule(&d->sec, d->pcs[i], &rule,
-					    SFU_MEM_KERNEL);
+			ret = sfu_find_rule(&d->sec, d->pcs[i], &rule);
 			pc_line(d, d->pcs[i], ret, &rule, d->sec.elems[0].abi);
 			if (ret && ret != -ENOENT)
 				return 1;

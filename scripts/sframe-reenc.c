@@ -204,7 +204,7 @@ static int sfu_reenc_fde(struct sfu_reenc_ctx *c, const struct sfu_elem *e,
 	u64 fre_off;
 	int ret;
 
-	ret = sfu_read_fde(&c->sec, e, idx, &fde, SFU_MEM_KERNEL);
+	ret = sfu_read_fde(&c->sec, e, idx, &fde);
 	if (ret)
 		return sfu_reenc_decoder_fail(c, ret);
 	if (fde.num_fres > c->fres_cap - r->nr_fres)
@@ -217,7 +217,7 @@ static int sfu_reenc_fde(struct sfu_reenc_ctx *c, const struct sfu_elem *e,
 	sfu_fre_iter_init(&fde, &it);
 	for (;;) {
 		fre_off = it.off;
-		ret = sfu_fre_next(&c->sec, &fde, &it, &fre, SFU_MEM_KERNEL);
+		ret = sfu_fre_next(&c->sec, &fde, &it, &fre);
 		if (ret == -ENOENT)
 			break;
 		if (ret)
@@ -299,7 +299,7 @@ static int sfu_reenc_walk(struct sfu_reenc_ctx *c)
 	u32 i, j;
 	int ret;
 
-	ret = sfu_section_validate(&c->sec, SFU_MEM_KERNEL);
+	ret = sfu_section_validate(&c->sec);
 	if (ret)
 		return sfu_reenc_decoder_fail(c, ret);
 	ret = sfu_reenc_check_elems(c);

@@ -303,7 +303,7 @@ static bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
 			       SFU_MEM_KERNEL, sfu_native_abi());
 	if (ret)
 		return false;
-	ret = sfu_section_validate(&sec, SFU_MEM_KERNEL);
+	ret = sfu_section_validate(&sec);
 	sfu_section_destroy(&sec);
 	return !ret;
 }

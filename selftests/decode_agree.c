@@ -75,7 +75,7 @@ static void local_line(struct agree *a, u64 pc, char *out, size_t len)
 	struct sfu_rule rule;
 	int ret;
 
-	ret = sfu_find_rule(&a->sec, pc, &rule, SFU_MEM_KERNEL);
+	ret = sfu_find_rule(&a->sec, pc, &rule);
 	if (ret) {
 		snprintf(out, len, "0x%" PRIx64 ": error: %s", pc,
 			 sfu_strerror(ret));
@@ -139,7 +139,7 @@ static int query_rows(struct agree *a, const struct sfu_fde *fde)
 	struct sfu_fre fre;
 
 	sfu_fre_iter_init(fde, &it);
-	while (!sfu_fre_next(&a->sec, fde, &it, &fre, SFU_MEM_KERNEL)) {
+	while (!sfu_fre_next(&a->sec, fde, &it, &fre)) {
 		if (query(a, fde->start + fre.start - 1) ||
 		    query(a, fde->start + fre.start) ||
 		    query(a, fde->start + fre.start + 1))
@@ -161,8 +161,7 @@ static int query_all(struct agree *a)
 
 	for (e = 0; e < a->sec.nr_elems; e++) {
 		for (i = 0; i < a->sec.elems[e].num_fdes; i++) {
-			if (sfu_read_fde(&a->sec, &a->sec.elems[e], i, &fde,
-					 SFU_MEM_KERNEL))
+			if (sfu_read_fde(&a->sec, &a->sec.elems[e], i, &fde))
 				return -1;
 			step = fde.size > SMALL_FUNC ? SAMPLE_STRIDE : 1;
 			for (pc = fde.start; pc < fde.start + fde.size;

@@ -215,8 +215,7 @@ struct sfu_abi_info {
 const struct sfu_abi_info *sfu_abi_info(u8 abi);
 u8 sfu_native_abi(void);
 
-int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len,
-	     enum sfu_mem mode);
+int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len);
 
 int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 		     u64 vaddr, enum sfu_mem mem, u8 abi);
@@ -225,28 +224,25 @@ size_t sfu_section_bytes(const struct sfu_section *sec);
 bool sfu_section_movable(const struct sfu_section *sec);
 void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
 		      u64 delta);
-int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode);
+int sfu_section_validate(struct sfu_section *sec);
 
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
-		 u32 idx, struct sfu_fde *fde, enum sfu_mem mode);
+		 u32 idx, struct sfu_fde *fde);
 void sfu_fre_iter_init(const struct sfu_fde *fde, struct sfu_fre_iter *it);
 void sfu_fre_iter_clear(struct sfu_fre_iter *it);
 void sfu_fre_iter_prefill(struct sfu_section *sec, struct sfu_fre_iter *it,
-			  u64 off, enum sfu_mem mode);
+			  u64 off);
 void sfu_fre_iter_start(const struct sfu_fde *fde, struct sfu_fre_iter *it);
 int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
-		 struct sfu_fre_iter *it, struct sfu_fre *fre,
-		 enum sfu_mem mode);
+		 struct sfu_fre_iter *it, struct sfu_fre *fre);
 s32 sfu_fre_sword(const struct sfu_fre *fre, unsigned int i);
 int sfu_fde_empty_rule(const struct sfu_fde *fde, struct sfu_rule *rule);
 int sfu_fre_rule(struct sfu_section *sec, const struct sfu_fde *fde,
 		 const struct sfu_fre *fre, struct sfu_rule *rule);
 
-int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
-		  enum sfu_mem mode);
+int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule);
 int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
-			 struct sfu_rule *rule, enum sfu_mem mode,
-			 u32 *budget);
+			 struct sfu_rule *rule, u32 *budget);
 
 const char *sfu_strerror(int err);
 int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,

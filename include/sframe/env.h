@@ -76,9 +76,14 @@ static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 		memcpy(dst, (const void *)src, len);
 		return 0;
 	case SFU_MEM_USER:
+		/* Inside a non-faulting walk (or any atomic section) a read
+		 * of user memory must not fault: the context decides. */
+		if (pagefault_disabled())
+			goto nofault;
 		might_fault();
 		return copy_from_user(dst, usrc, len) ? -EFAULT : 0;
 	case SFU_MEM_USER_NOFAULT:
+nofault:
 		if (!sfu_nofault_ok(usrc, len))
 			return -EFAULT;
 		return __copy_from_user_inatomic(dst, usrc, len) ? -EFAULT : 0;

@@ -85,29 +85,22 @@ static int sfu_corrupt(struct sfu_section *sec, const char *what, u64 off)
  * @off: offset of the first byte, from the start of the section
  * @dst: where to copy
  * @len: number of bytes
- * @mode: SFU_MEM_USER (may fault) or SFU_MEM_USER_NOFAULT; ignored for
- *        sections in kernel memory
  *
  * Return: 0, -EBADMSG if [@off, @off + @len) is not inside the section, or
  * -EFAULT if the bytes could not be read.
  */
-int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len,
-	     enum sfu_mem mode)
+int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len)
 {
 	if (off > sec->size || len > sec->size - off)
 		return -EBADMSG;
-	if (sec->mem == SFU_MEM_KERNEL)
-		mode = SFU_MEM_KERNEL;
-	else if (mode == SFU_MEM_KERNEL)
-		return -EFAULT;	/* never a plain copy from user memory */
-	return sfu_copy(dst, sec->base + (unsigned long)off, len, mode);
+	return sfu_copy(dst, sec->base + (unsigned long)off, len, sec->mem);
 }
 
 /* Read and report a bounds failure with its offset. */
 static int sfu_fetch(struct sfu_section *sec, u64 off, void *dst, size_t len,
-		     enum sfu_mem mode, const char *what)
+		     const char *what)
 {
-	int ret = sfu_read(sec, off, dst, len, mode);
+	int ret = sfu_read(sec, off, dst, len);
 
 	if (ret == -EBADMSG)
 		return sfu_corrupt(sec, what, off);
@@ -281,13 +274,12 @@ static int sfu_parse_counts(struct sfu_section *sec, struct sfu_elem *e,
 	return 0;
 }
 
-static int sfu_parse_elem(struct sfu_section *sec, struct sfu_elem *e,
-			  enum sfu_mem mode)
+static int sfu_parse_elem(struct sfu_section *sec, struct sfu_elem *e)
 {
 	u8 h[sizeof(struct sframe_header)];
 	int ret;
 
-	ret = sfu_fetch(sec, e->off, h, sizeof(h), mode, "truncated header");
+	ret = sfu_fetch(sec, e->off, h, sizeof(h), "truncated header");
 	if (ret)
 		return ret;
 	ret = sfu_parse_preamble(sec, e, h);
@@ -305,8 +297,7 @@ static int sfu_parse_elem(struct sfu_section *sec, struct sfu_elem *e,
 #define SFU_TAIL_CHUNK	64
 
 /* Is @off the start of an element (its magic, either byte order)? */
-static int sfu_at_magic(struct sfu_section *sec, u64 off, bool *yes,
-			enum sfu_mem mode)
+static int sfu_at_magic(struct sfu_section *sec, u64 off, bool *yes)
 {
 	u16 magic;
 	int ret;
@@ -314,15 +305,14 @@ static int sfu_at_magic(struct sfu_section *sec, u64 off, bool *yes,
 	*yes = false;
 	if (off + sizeof(magic) > sec->size)
 		return 0;
-	ret = sfu_fetch(sec, off, &magic, sizeof(magic), mode,
+	ret = sfu_fetch(sec, off, &magic, sizeof(magic),
 			"trailing bytes");
 	*yes = !ret && (magic == SFRAME_MAGIC || magic == SFRAME_MAGIC_SWAPPED);
 	return ret;
 }
 
 /* Are the bytes from @off up to @to all zero?  -EBADMSG if not. */
-static int sfu_zero_range(struct sfu_section *sec, u64 off, u64 to,
-			  enum sfu_mem mode)
+static int sfu_zero_range(struct sfu_section *sec, u64 off, u64 to)
 {
 	u8 buf[SFU_TAIL_CHUNK];
 	u64 i, n;
@@ -330,7 +320,7 @@ static int sfu_zero_range(struct sfu_section *sec, u64 off, u64 to,
 
 	while (off < to) {
 		n = to - off < sizeof(buf) ? to - off : sizeof(buf);
-		ret = sfu_fetch(sec, off, buf, n, mode, "trailing bytes");
+		ret = sfu_fetch(sec, off, buf, n, "trailing bytes");
 		if (ret)
 			return ret;
 		for (i = 0; i < n; i++)
@@ -349,8 +339,7 @@ static int sfu_zero_range(struct sfu_section *sec, u64 off, u64 to,
  * bytes of any length (binutils 2.40 extends PT_GNU_SFRAME to the end of
  * its segment), which count as padding too.
  */
-static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
-			 enum sfu_mem mode)
+static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next)
 {
 	u64 aligned = (end + SFU_ELEM_ALIGN - 1) & ~(u64)(SFU_ELEM_ALIGN - 1);
 	bool magic;
@@ -359,21 +348,21 @@ static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
 	*next = sec->size;
 	if (end >= sec->size)
 		return 0;
-	ret = sfu_at_magic(sec, end, &magic, mode);
+	ret = sfu_at_magic(sec, end, &magic);
 	if (ret || magic) {
 		*next = end;
 		return ret;
 	}
 	if (aligned < sec->size) {
-		ret = sfu_at_magic(sec, aligned, &magic, mode);
+		ret = sfu_at_magic(sec, aligned, &magic);
 		if (ret)
 			return ret;
 		if (magic) {
 			*next = aligned;
-			return sfu_zero_range(sec, end, aligned, mode);
+			return sfu_zero_range(sec, end, aligned);
 		}
 	}
-	return sfu_zero_range(sec, end, sec->size, mode);
+	return sfu_zero_range(sec, end, sec->size);
 }
 
 /*
@@ -381,7 +370,7 @@ static int sfu_next_elem(struct sfu_section *sec, u64 end, u64 *next,
  * fill @out, which has room for the count a first walk returned.
  */
 static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
-			  u32 cap, u32 *nr, u64 *nr_fdes, enum sfu_mem mode)
+			  u32 cap, u32 *nr, u64 *nr_fdes)
 {
 	struct sfu_elem tmp, *e;
 	u64 off = 0, ids = 0;
@@ -401,7 +390,7 @@ static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
 		memset(e, 0, sizeof(*e));
 		e->off = off;
 		e->first_id = ids;
-		ret = sfu_parse_elem(sec, e, mode);
+		ret = sfu_parse_elem(sec, e);
 		if (ret)
 			return ret;
 		ids += e->num_fdes;
@@ -409,7 +398,7 @@ static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
 			sfu_corrupt(sec, "FDE count too large", off);
 			return -E2BIG;
 		}
-		ret = sfu_next_elem(sec, e->end, &off, mode);
+		ret = sfu_next_elem(sec, e->end, &off);
 		if (ret)
 			return ret;
 		n++;
@@ -421,19 +410,19 @@ static int sfu_walk_elems(struct sfu_section *sec, struct sfu_elem *out,
 	return 0;
 }
 
-int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode)
+int sfu_parse_elems(struct sfu_section *sec)
 {
 	u64 nr_fdes;
 	u32 n;
 	int ret;
 
-	ret = sfu_walk_elems(sec, NULL, 0, &n, &nr_fdes, mode);
+	ret = sfu_walk_elems(sec, NULL, 0, &n, &nr_fdes);
 	if (ret)
 		return ret;
 	sec->elems = sfu_alloc_array(n, sizeof(*sec->elems));
 	if (!sec->elems)
 		return -ENOMEM;
-	ret = sfu_walk_elems(sec, sec->elems, n, &n, &nr_fdes, mode);
+	ret = sfu_walk_elems(sec, sec->elems, n, &n, &nr_fdes);
 	if (ret)
 		return ret;
 	sec->nr_elems = n;
@@ -479,8 +468,7 @@ static const u8 *sfu_win_at(const struct sfu_fre_iter *it, u64 off,
 }
 
 static int sfu_read_fda_v3(struct sfu_section *sec, struct sfu_fde *fde,
-			   u32 fre_off, const struct sfu_fre_iter *it,
-			   enum sfu_mem mode)
+			   u32 fre_off, const struct sfu_fre_iter *it)
 {
 	const struct sfu_elem *e = fde->elem;
 	u8 buf[sizeof(struct sframe_fda_v3)];
@@ -492,7 +480,7 @@ static int sfu_read_fda_v3(struct sfu_section *sec, struct sfu_fde *fde,
 		return sfu_corrupt(sec, "FDE attributes outside FRE data", at);
 	b = sfu_win_at(it, at, sizeof(buf));
 	if (!b) {
-		ret = sfu_fetch(sec, at, buf, sizeof(buf), mode,
+		ret = sfu_fetch(sec, at, buf, sizeof(buf),
 				"FDE attributes");
 		if (ret)
 			return ret;
@@ -544,14 +532,13 @@ static int sfu_decode_fde_v12(struct sfu_section *sec, struct sfu_fde *fde,
  * @elem: the element the FDE belongs to
  * @idx: index of the FDE in @elem
  * @fde: where the decoded descriptor goes
- * @mode: access mode for user memory
  *
  * Return: 0, -EBADMSG if the descriptor is inconsistent, or -EFAULT.
  */
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
-		 u32 idx, struct sfu_fde *fde, enum sfu_mem mode)
+		 u32 idx, struct sfu_fde *fde)
 {
-	return sfu_read_fde_win(sec, elem, idx, fde, NULL, mode);
+	return sfu_read_fde_win(sec, elem, idx, fde, NULL);
 }
 
 /*
@@ -560,7 +547,7 @@ int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,
  */
 int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
 		     u32 idx, struct sfu_fde *fde,
-		     const struct sfu_fre_iter *it, enum sfu_mem mode)
+		     const struct sfu_fre_iter *it)
 {
 	u8 b[sizeof(struct sframe_fde_v2)];
 	u64 at = elem->fde_off + (u64)idx * elem->fde_size;
@@ -572,14 +559,14 @@ int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
 	memset(fde, 0, sizeof(*fde));
 	fde->elem = elem;
 	fde->idx = idx;
-	ret = sfu_fetch(sec, at, b, elem->fde_size, mode, "FDE");
+	ret = sfu_fetch(sec, at, b, elem->fde_size, "FDE");
 	if (ret)
 		return ret;
 	sfu_fde_head(sec, fde, b);
 	if (elem->version == SFRAME_VERSION_3) {
 		fda_off = sfu_get32(elem, b + offsetof(struct sframe_fdi_v3,
 						       sfdi_func_start_fre_off));
-		ret = sfu_read_fda_v3(sec, fde, fda_off, it, mode);
+		ret = sfu_read_fda_v3(sec, fde, fda_off, it);
 	} else {
 		ret = sfu_decode_fde_v12(sec, fde, b);
 	}
@@ -629,13 +616,12 @@ void sfu_fre_iter_clear(struct sfu_fre_iter *it)
  * @it: a cleared cursor
  * @off: section offset of the bytes: where a function's rows (V3: its
  *	attributes, just before them) probably are
- * @mode: access mode for user memory
  *
  * A hint: a failed read leaves the window empty, and rows are decoded
  * from it only where they fall inside it.
  */
 void sfu_fre_iter_prefill(struct sfu_section *sec, struct sfu_fre_iter *it,
-			  u64 off, enum sfu_mem mode)
+			  u64 off)
 {
 	size_t len;
 
@@ -643,7 +629,7 @@ void sfu_fre_iter_prefill(struct sfu_section *sec, struct sfu_fre_iter *it,
 		return;
 	len = sec->size - off < sizeof(it->win) ? sec->size - off :
 						  sizeof(it->win);
-	if (sfu_read(sec, off, it->win, len, mode))
+	if (sfu_read(sec, off, it->win, len))
 		return;
 	it->win_off = off;
 	it->win_len = len;
@@ -668,7 +654,7 @@ void sfu_fre_iter_start(const struct sfu_fde *fde, struct sfu_fre_iter *it)
  * they are not all in it.
  */
 static int sfu_fre_bytes(struct sfu_section *sec, struct sfu_fre_iter *it,
-			 size_t want, const u8 **b, enum sfu_mem mode)
+			 size_t want, const u8 **b)
 {
 	u64 avail = it->end - it->off;
 	size_t len;
@@ -679,11 +665,11 @@ static int sfu_fre_bytes(struct sfu_section *sec, struct sfu_fre_iter *it,
 		return 0;
 	len = avail < sizeof(it->win) ? avail : sizeof(it->win);
 	it->win_len = 0;
-	ret = sfu_fetch(sec, it->off, it->win, len, mode, "FRE");
+	ret = sfu_fetch(sec, it->off, it->win, len, "FRE");
 	/* Bytes past the row may sit on a page a non-faulting read lacks. */
 	if (ret == -EFAULT && len > want) {
 		len = want;
-		ret = sfu_fetch(sec, it->off, it->win, len, mode, "FRE");
+		ret = sfu_fetch(sec, it->off, it->win, len, "FRE");
 	}
 	if (ret)
 		return ret;
@@ -720,13 +706,11 @@ static int sfu_check_fre(struct sfu_section *sec, const struct sfu_fde *fde,
  * @fde: the function
  * @it: cursor from sfu_fre_iter_init()
  * @fre: where the decoded row goes
- * @mode: access mode for user memory
  *
  * Return: 0, -ENOENT after the last row, -EBADMSG or -EFAULT.
  */
 int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
-		 struct sfu_fre_iter *it, struct sfu_fre *fre,
-		 enum sfu_mem mode)
+		 struct sfu_fre_iter *it, struct sfu_fre *fre)
 {
 	const struct sfu_elem *e = fde->elem;
 	unsigned int asz = 1u << fde->fre_type, i;
@@ -740,7 +724,7 @@ int sfu_fre_next(struct sfu_section *sec, const struct sfu_fde *fde,
 		return sfu_corrupt(sec, "truncated FRE", it->off);
 	/* The largest row is in the window; fewer bytes at the very end. */
 	ret = sfu_fre_bytes(sec, it, avail < SFU_FRE_MAX_BYTES ?
-			    avail : SFU_FRE_MAX_BYTES, &b, mode);
+			    avail : SFU_FRE_MAX_BYTES, &b);
 	if (ret)
 		return ret;
 	fre->start = sfu_getn(e, b, asz);

@@ -7,12 +7,12 @@
 
 #include "../../include/sframe/table.h"
 
-int sfu_parse_elems(struct sfu_section *sec, enum sfu_mem mode);
+int sfu_parse_elems(struct sfu_section *sec);
 void sfu_fde_head(const struct sfu_section *sec, struct sfu_fde *fde,
 		  const u8 *b);
 int sfu_read_fde_win(struct sfu_section *sec, const struct sfu_elem *elem,
 		     u32 idx, struct sfu_fde *fde,
-		     const struct sfu_fre_iter *it, enum sfu_mem mode);
+		     const struct sfu_fre_iter *it);
 const struct sfu_elem *sfu_elem_of(const struct sfu_section *sec, u32 id);
 int sfu_rows_build(struct sfu_section *sec);
 void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,

@@ -116,7 +116,7 @@ static int sfu_scan_elem(struct sfu_section *sec, const struct sfu_elem *e,
 	for (i = 0; i < e->num_fdes; i += n) {
 		n = e->num_fdes - i < per ? e->num_fdes - i : per;
 		ret = sfu_read(sec, e->fde_off + (u64)i * e->fde_size, buf,
-			       (size_t)n * e->fde_size, SFU_MEM_USER);
+			       (size_t)n * e->fde_size);
 		if (ret)
 			return ret;
 		for (j = 0; j < n; j++) {
@@ -273,7 +273,7 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 	sec->vaddr = vaddr;
 	sec->mem = mem;
 	sec->abi = abi;
-	ret = sfu_parse_elems(sec, SFU_MEM_USER);
+	ret = sfu_parse_elems(sec);
 	if (!ret)
 		ret = sfu_build_index(sec);
 	if (!ret)
@@ -363,8 +363,7 @@ size_t sfu_section_bytes(const struct sfu_section *sec)
 }
 
 /* Start address of the function at sorted position @pos. */
-static int sfu_pos_start(struct sfu_section *sec, u32 pos, u64 *start,
-			 enum sfu_mem mode)
+static int sfu_pos_start(struct sfu_section *sec, u32 pos, u64 *start)
 {
 	const struct sfu_elem *e = &sec->elems[0];
 	u8 b[sizeof(struct sframe_fde_v2)];
@@ -376,7 +375,7 @@ static int sfu_pos_start(struct sfu_section *sec, u32 pos, u64 *start,
 		return 0;
 	}
 	ret = sfu_read(sec, e->fde_off + (u64)pos * e->fde_size, b,
-		       e->fde_size, mode);
+		       e->fde_size);
 	if (ret)
 		return ret;
 	sfu_fde_span(sec, e, pos, b, start, &size);
@@ -402,7 +401,7 @@ static bool sfu_spend(u32 *budget, u32 n)
 
 /* The same, reading the starts from the keys or the section. */
 static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
-			      u32 hi, enum sfu_mem mode, u32 *budget)
+			      u32 hi, u32 *budget)
 {
 	u32 lo = *pos, mid;
 	u64 start;
@@ -412,7 +411,7 @@ static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
 		mid = hi - (hi - lo) / 2;
 		if (!sec->keys && !sfu_spend(budget, 1))
 			return -ERANGE;
-		ret = sfu_pos_start(sec, mid, &start, mode);
+		ret = sfu_pos_start(sec, mid, &start);
 		if (ret)
 			return ret;
 		if (start <= pc)
@@ -432,8 +431,7 @@ static int sfu_search_section(struct sfu_section *sec, u64 pc, u32 *pos,
  * are the descriptor's to report.  One unit of @budget, as any read.
  */
 static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
-			       struct sfu_fre_iter *it, enum sfu_mem mode,
-			       u32 *budget)
+			       struct sfu_fre_iter *it, u32 *budget)
 {
 	u32 off = sec->ents[pos].rows;
 
@@ -441,13 +439,12 @@ static int sfu_read_rows_ahead(struct sfu_section *sec, u32 pos,
 		return 0;
 	if (!sfu_spend(budget, 1))
 		return -ERANGE;
-	sfu_fre_iter_prefill(sec, it, off, mode);
+	sfu_fre_iter_prefill(sec, it, off);
 	return 0;
 }
 
 static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
-			  struct sfu_fre_iter *it, enum sfu_mem mode,
-			  u32 *budget)
+			  struct sfu_fre_iter *it, u32 *budget)
 {
 	const struct sfu_elem *e;
 	u32 b, pos, hi, id;
@@ -460,9 +457,9 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;
 	if (sec->ents) {
 		pos = sfu_search_ents(sec, (u32)(pc - sec->text_lo), pos, hi);
-		ret = sfu_read_rows_ahead(sec, pos, it, mode, budget);
+		ret = sfu_read_rows_ahead(sec, pos, it, budget);
 	} else {
-		ret = sfu_search_section(sec, pc, &pos, hi, mode, budget);
+		ret = sfu_search_section(sec, pc, &pos, hi, budget);
 	}
 	if (ret)
 		return ret;
@@ -471,7 +468,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	/* sfu_read_fde() re-reads and re-checks the descriptor itself. */
 	id = sfu_pos_id(sec, pos);
 	e = sfu_elem_of(sec, id);
-	ret = sfu_read_fde_win(sec, e, id - e->first_id, fde, it, mode);
+	ret = sfu_read_fde_win(sec, e, id - e->first_id, fde, it);
 	if (ret)
 		return ret;
 	if (pc < fde->start || pc - fde->start >= fde->size)
@@ -484,7 +481,6 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * @sec: an initialised section
  * @pc: the address
  * @rule: where the rule goes
- * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
  * @budget: units of work left, one per read of a descriptor, per row
  *	decoded and for the rows read ahead (a read of at most
  *	SFU_FRE_WINDOW bytes); decremented
@@ -499,8 +495,7 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
  * out, -EBADMSG or -EFAULT.
  */
 int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
-			 struct sfu_rule *rule, enum sfu_mem mode,
-			 u32 *budget)
+			 struct sfu_rule *rule, u32 *budget)
 {
 	struct sfu_fre_iter it;
 	struct sfu_fre fre, best;
@@ -510,7 +505,7 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	int ret;
 
 	sfu_fre_iter_clear(&it);
-	ret = sfu_lookup_fde(sec, pc, &fde, &it, mode, budget);
+	ret = sfu_lookup_fde(sec, pc, &fde, &it, budget);
 	if (ret)
 		return ret;
 	if (!fde.num_fres)
@@ -523,7 +518,7 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
 	for (;;) {
 		if (it.left && !sfu_spend(budget, 1))
 			return -ERANGE;
-		ret = sfu_fre_next(sec, &fde, &it, &fre, mode);
+		ret = sfu_fre_next(sec, &fde, &it, &fre);
 		if (ret || fre.start > pc_off)
 			break;
 		best = fre;
@@ -541,21 +536,18 @@ int sfu_find_rule_budget(struct sfu_section *sec, u64 pc,
  * @sec: an initialised section
  * @pc: the address
  * @rule: where the rule goes
- * @mode: SFU_MEM_USER or SFU_MEM_USER_NOFAULT
  *
  * Return: 0, -ENOENT if nothing describes @pc, -EBADMSG or -EFAULT.
  */
-int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule,
-		  enum sfu_mem mode)
+int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule)
 {
 	u32 unlimited = U32_MAX;
 
-	return sfu_find_rule_budget(sec, pc, rule, mode, &unlimited);
+	return sfu_find_rule_budget(sec, pc, rule, &unlimited);
 }
 
 /* Every row of one function: read, order-checked, decoded. */
-static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
-			    enum sfu_mem mode)
+static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_rule rule;
@@ -563,7 +555,7 @@ static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde,
 	int ret;
 
 	sfu_fre_iter_init(fde, &it);
-	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, mode))) {
+	while (!(ret = sfu_fre_next(sec, fde, &it, &fre))) {
 		ret = sfu_fre_rule(sec, fde, &fre, &rule);
 		if (ret)
 			return ret;
@@ -594,14 +586,14 @@ static int sfu_vkey_cmp(const void *pa, const void *pb)
  * (as gas and ld write them), so it takes no part in the grouping.
  */
 static int sfu_vkeys_read(struct sfu_section *sec, const struct sfu_elem *e,
-			  struct sfu_vkey *keys, u32 *nr, enum sfu_mem mode)
+			  struct sfu_vkey *keys, u32 *nr)
 {
 	struct sfu_fde fde;
 	u32 i, n = 0;
 	int ret;
 
 	for (i = 0; i < e->num_fdes; i++) {
-		ret = sfu_read_fde(sec, e, i, &fde, mode);
+		ret = sfu_read_fde(sec, e, i, &fde);
 		if (ret)
 			return ret;
 		if (!fde.num_fres)
@@ -623,8 +615,7 @@ static int sfu_vkeys_read(struct sfu_section *sec, const struct sfu_elem *e,
  */
 static int sfu_validate_group(struct sfu_section *sec,
 			      const struct sfu_elem *e,
-			      const struct sfu_vkey *k, u32 n, u64 *rows,
-			      enum sfu_mem mode)
+			      const struct sfu_vkey *k, u32 n, u64 *rows)
 {
 	struct sfu_fde fde;
 	u32 i, size = k[0].size;
@@ -646,15 +637,15 @@ static int sfu_validate_group(struct sfu_section *sec,
 		sec->diag.off = e->fde_off + (u64)k[0].idx * e->fde_size;
 		return -EBADMSG;
 	}
-	ret = sfu_read_fde(sec, e, k[0].idx, &fde, mode);
+	ret = sfu_read_fde(sec, e, k[0].idx, &fde);
 	if (ret)
 		return ret;
 	fde.size = size;
-	return sfu_validate_fde(sec, &fde, mode);
+	return sfu_validate_fde(sec, &fde);
 }
 
 static int sfu_validate_elem(struct sfu_section *sec,
-			     const struct sfu_elem *e, enum sfu_mem mode)
+			     const struct sfu_elem *e)
 {
 	struct sfu_vkey *keys;
 	u64 rows = 0;
@@ -666,7 +657,7 @@ static int sfu_validate_elem(struct sfu_section *sec,
 	keys = sfu_alloc_array(e->num_fdes, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
-	ret = sfu_vkeys_read(sec, e, keys, &nr, mode);
+	ret = sfu_vkeys_read(sec, e, keys, &nr);
 	if (ret)
 		goto free_keys;
 	sfu_sort(keys, nr, sizeof(*keys), sfu_vkey_cmp);
@@ -674,7 +665,7 @@ static int sfu_validate_elem(struct sfu_section *sec,
 		for (n = 1; i + n < nr &&
 		     keys[i + n].fres_off == keys[i].fres_off; n++)
 			;
-		ret = sfu_validate_group(sec, e, &keys[i], n, &rows, mode);
+		ret = sfu_validate_group(sec, e, &keys[i], n, &rows);
 		if (ret)
 			break;
 		sfu_cond_resched();
@@ -687,7 +678,6 @@ free_keys:
 /**
  * sfu_section_validate() - check every FDE and FRE of a section
  * @sec: an initialised section
- * @mode: SFU_MEM_USER (may sleep) or SFU_MEM_USER_NOFAULT
  *
  * Reads every descriptor and row and decodes every rule, so that a section
  * that passes cannot fail a lookup for being corrupt (unless it changes).
@@ -698,13 +688,13 @@ free_keys:
  *
  * Return: 0 or the first error; @sec->diag says where.
  */
-int sfu_section_validate(struct sfu_section *sec, enum sfu_mem mode)
+int sfu_section_validate(struct sfu_section *sec)
 {
 	u32 i;
 	int ret;
 
 	for (i = 0; i < sec->nr_elems; i++) {
-		ret = sfu_validate_elem(sec, &sec->elems[i], mode);
+		ret = sfu_validate_elem(sec, &sec->elems[i]);
 		if (ret)
 			return ret;
 	}

@@ -53,7 +53,7 @@ static int sfu_rows_collect(struct sfu_section *sec,
 	for (i = 0; i < sec->nr_elems; i++) {
 		e = &sec->elems[i];
 		for (j = 0; j < e->num_fdes; j++) {
-			ret = sfu_read_fde(sec, e, j, &fde, SFU_MEM_USER);
+			ret = sfu_read_fde(sec, e, j, &fde);
 			if (ret == -EBADMSG)
 				continue;	/* lookups will say so */
 			if (ret)
@@ -121,7 +121,7 @@ static int sfu_rows_mark(struct sfu_section *sec, struct sfu_row_run *run,
 	run->fres_off = cand->fres_off;
 	run->first = first;
 	run->nr = 0;
-	ret = sfu_read_fde(sec, e, id - e->first_id, &fde, SFU_MEM_USER);
+	ret = sfu_read_fde(sec, e, id - e->first_id, &fde);
 	if (ret)
 		return ret == -EBADMSG ? 0 : ret;
 	/* Never more marks than counted for it, whatever a re-read says. */
@@ -130,7 +130,7 @@ static int sfu_rows_mark(struct sfu_section *sec, struct sfu_row_run *run,
 	sfu_fre_iter_init(&fde, &it);
 	for (row = 0; row < fde.num_fres; row++) {
 		at = it.off;
-		ret = sfu_fre_next(sec, &fde, &it, &fre, SFU_MEM_USER);
+		ret = sfu_fre_next(sec, &fde, &it, &fre);
 		if (ret)
 			return ret == -EBADMSG || ret == -ENOENT ? 0 : ret;
 		if (!row || row % SFU_ROW_STRIDE)

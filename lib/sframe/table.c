@@ -212,7 +212,7 @@ static int sfu_table_decode(struct sfu_section *sec, struct sfu_table_build *b,
 	int ret;
 
 	sfu_fre_iter_init(fde, &it);
-	while (!(ret = sfu_fre_next(sec, fde, &it, &fre, SFU_MEM_KERNEL))) {
+	while (!(ret = sfu_fre_next(sec, fde, &it, &fre))) {
 		ret = sfu_fre_rule(sec, fde, &fre, &rule);
 		if (!ret)
 			ret = sfu_table_add_run(b, fre.start, &rule);
@@ -385,7 +385,7 @@ static int sfu_table_fde(struct sfu_section *sec, u32 pos, struct sfu_fde *fde)
 	u32 id = sec->keys ? sec->keys[pos].id : pos;
 	const struct sfu_elem *e = sfu_elem_of(sec, id);
 
-	return sfu_read_fde(sec, e, id - e->first_id, fde, SFU_MEM_KERNEL);
+	return sfu_read_fde(sec, e, id - e->first_id, fde);
 }
 
 /*

@@ -56,8 +56,7 @@ __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 		if (sec->table)
 			found = sfu_table_find(sec, pcs[i]);
 		else
-			found = sfu_find_rule(sec, pcs[i], &rule,
-					      SFU_MEM_KERNEL) ? NULL : &rule;
+			found = sfu_find_rule(sec, pcs[i], &rule) ? NULL : &rule;
 		if (found)
 			acc += found->cfa.off;
 	}

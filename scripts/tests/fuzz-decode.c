@@ -25,12 +25,12 @@ static void fuzz_lookups(struct sfu_section *sec, const uint8_t *data,
 		pc = sec->text_lo + (span ? (span * i) / FUZZ_PROBES : 0);
 		if (i < size)
 			pc += data[i];
-		if (!sfu_find_rule(sec, pc, &rule, SFU_MEM_KERNEL))
+		if (!sfu_find_rule(sec, pc, &rule))
 			sfu_rule_format(&rule, sec->elems[0].abi, buf,
 					sizeof(buf));
 	}
-	sfu_find_rule(sec, sec->text_hi - 1, &rule, SFU_MEM_KERNEL);
-	sfu_find_rule(sec, sec->text_lo - 1, &rule, SFU_MEM_KERNEL);
+	sfu_find_rule(sec, sec->text_hi - 1, &rule);
+	sfu_find_rule(sec, sec->text_lo - 1, &rule);
 }
 
 /* A rule table, where one can be built, answers as the section does. */
@@ -56,7 +56,7 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		if (i < size)
 			pc += data[i];
 		memset(&a, 0, sizeof(a));
-		ra = sfu_find_rule(sec, pc, &a, SFU_MEM_KERNEL);
+		ra = sfu_find_rule(sec, pc, &a);
 		b = sfu_table_find(&t, pc);
 		if (!ra != !!b || (b && memcmp(&a, b, sizeof(a))))
 			__builtin_trap();
@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sfu_section_init(&sec, (unsigned long)data, size, vaddr,
 			     SFU_MEM_KERNEL, abi))
 		return 0;
-	sfu_section_validate(&sec, SFU_MEM_KERNEL);
+	sfu_section_validate(&sec);
 	fuzz_lookups(&sec, data, size);
 	fuzz_table(&sec, data, size, vaddr, abi);
 	sfu_section_destroy(&sec);

@@ -101,7 +101,7 @@ void sfu_test_line(const u8 *buf, size_t len, u64 vaddr, u64 pc,
 	ret = sfu_section_init(&sec, (unsigned long)buf, len, vaddr,
 			       SFU_MEM_KERNEL, sfu_native_abi());
 	if (!ret) {
-		ret = sfu_find_rule(&sec, pc, &rule, SFU_MEM_KERNEL);
+		ret = sfu_find_rule(&sec, pc, &rule);
 		sfu_section_destroy(&sec);
 	}
 	if (ret) {
