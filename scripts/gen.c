@@ -2,7 +2,9 @@
 /*
  * The generator: an SFrame section from the .eh_frame of an ELF file.
  * sframe-gen (scripts/sframe-gen.c) and sframectl (scripts/sframectl.c)
- * are its commands; gen.h is its interface.
+ * are its commands; gen.h is its interface.  It prints nothing: a failure
+ * comes back as an error code and a message, and what it found as counts,
+ * a list of the functions it left out and rows, for the command to report.
  *
  * Every FDE of .eh_frame is interpreted row by row (scripts/eh-frame.c) and
  * each row becomes an SFrame FRE.  A function whose first row SFrame cannot
@@ -31,14 +33,11 @@
  * saved FP, and its V2 odd words naming the register that holds RA or FP.
  */
 #include <elf.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../include/sframe/decode.h"
 #include "../include/sframe/encode.h"
@@ -59,59 +58,42 @@
 #define GEN_FRES_GROW		4096
 #define GEN_ROWS_GROW		64
 #define GEN_FDES_GROW		1024
-#define GEN_EXIT_USAGE		2
-#define GEN_PERCENT		100.0
 #define GEN_TEXT_MAX		48
 #define GEN_REG_TEXT_MAX	16
-/* Permissions: the raw section, and an embedded copy if stat() fails. */
-#define GEN_MODE_DATA		0644
-#define GEN_MODE_DEFAULT	0755
-#define GEN_MODE_MASK		07777
+#define GEN_RULE_TEXT_MAX	(3 * GEN_TEXT_MAX + 16)
 #define GEN_ERR_MAX		256
 
-/* Why a function, or the rest of one, has no SFrame description. */
-enum gen_why {
-	WHY_NONE,
-	WHY_CFA_NONE,
-	WHY_CFA_RULE,
-	WHY_CFA_FLEX,
-	WHY_CFA_RANGE,
-	WHY_RA_RULE,
-	WHY_RA_FLEX,
-	WHY_RA_RANGE,
-	WHY_RA_MANGLED,
-	WHY_FP_RULE,
-	WHY_FP_FLEX,
-	WHY_FP_RANGE,
-	WHY_FP_UNDEF,
-	WHY_FRES,
-	WHY_SIZE,
-	WHY_EMPTY,
-	WHY_OVERLAP,
-	WHY_CFI,
-	WHY_NR
+static const char *const gen_whys[GEN_WHY_NR] = {
+	[GEN_WHY_NONE] = "-",
+	[GEN_WHY_CFA_NONE] = "CFA: no rule",
+	[GEN_WHY_CFA_RULE] = "CFA: expression other than reg+off or *(reg+off)",
+	[GEN_WHY_CFA_FLEX] = "CFA: not SP/FP + offset (needs V3 flex)",
+	[GEN_WHY_CFA_RANGE] = "CFA: offset or register out of range",
+	[GEN_WHY_RA_RULE] = "RA: rule SFrame cannot express",
+	[GEN_WHY_RA_FLEX] = "RA: not at CFA-8 (needs V3 flex)",
+	[GEN_WHY_RA_RANGE] = "RA: offset or register out of range",
+	[GEN_WHY_RA_MANGLED] = "RA: signed return address",
+	[GEN_WHY_FP_RULE] = "FP: rule SFrame cannot express",
+	[GEN_WHY_FP_FLEX] = "FP: not saved at CFA+off (needs V3 flex)",
+	[GEN_WHY_FP_RANGE] = "FP: offset or register out of range",
+	[GEN_WHY_FP_UNDEF] = "FP: undefined",
+	[GEN_WHY_FRES] = "more FREs than an FDE can hold",
+	[GEN_WHY_SIZE] = "address range of 4 GiB or more",
+	[GEN_WHY_EMPTY] = "empty address range",
+	[GEN_WHY_OVERLAP] = "overlaps an earlier function",
+	[GEN_WHY_CFI] = "CFI program error",
 };
 
-static const char *const gen_why_text[WHY_NR] = {
-	[WHY_NONE] = "-",
-	[WHY_CFA_NONE] = "CFA: no rule",
-	[WHY_CFA_RULE] = "CFA: expression other than reg+off or *(reg+off)",
-	[WHY_CFA_FLEX] = "CFA: not SP/FP + offset (needs V3 flex)",
-	[WHY_CFA_RANGE] = "CFA: offset or register out of range",
-	[WHY_RA_RULE] = "RA: rule SFrame cannot express",
-	[WHY_RA_FLEX] = "RA: not at CFA-8 (needs V3 flex)",
-	[WHY_RA_RANGE] = "RA: offset or register out of range",
-	[WHY_RA_MANGLED] = "RA: signed return address",
-	[WHY_FP_RULE] = "FP: rule SFrame cannot express",
-	[WHY_FP_FLEX] = "FP: not saved at CFA+off (needs V3 flex)",
-	[WHY_FP_RANGE] = "FP: offset or register out of range",
-	[WHY_FP_UNDEF] = "FP: undefined",
-	[WHY_FRES] = "more FREs than an FDE can hold",
-	[WHY_SIZE] = "address range of 4 GiB or more",
-	[WHY_EMPTY] = "empty address range",
-	[WHY_OVERLAP] = "overlaps an earlier function",
-	[WHY_CFI] = "CFI program error",
-};
+/**
+ * gen_why_text() - a reason in words
+ * @why: the reason
+ *
+ * Return: what --stats and -v call it.
+ */
+const char *gen_why_text(enum gen_why why)
+{
+	return why < GEN_WHY_NR ? gen_whys[why] : "?";
+}
 
 /* The reasons one entity (CFA, RA, FP) can fail with. */
 struct gen_ent_why {
@@ -122,9 +104,9 @@ struct gen_ent_why {
 enum gen_ent { GEN_ENT_CFA, GEN_ENT_RA, GEN_ENT_FP };
 
 static const struct gen_ent_why gen_ent_whys[] = {
-	[GEN_ENT_CFA] = { WHY_CFA_RULE, WHY_CFA_RANGE },
-	[GEN_ENT_RA] = { WHY_RA_RULE, WHY_RA_RANGE },
-	[GEN_ENT_FP] = { WHY_FP_RULE, WHY_FP_RANGE },
+	[GEN_ENT_CFA] = { GEN_WHY_CFA_RULE, GEN_WHY_CFA_RANGE },
+	[GEN_ENT_RA] = { GEN_WHY_RA_RULE, GEN_WHY_RA_RANGE },
+	[GEN_ENT_FP] = { GEN_WHY_FP_RULE, GEN_WHY_FP_RANGE },
 };
 
 /* How a row is to be encoded. */
@@ -182,7 +164,8 @@ struct gen_fde {
 
 struct gen {
 	const struct gen_arch *arch;
-	const struct gen_opts *o;
+	struct gen_opts o;	/* vaddr placed by gen_place() */
+	struct gen_err *err;
 	struct ehf_section eh;
 	struct ehf_elf elf;
 	struct gen_fde *fdes;
@@ -203,7 +186,26 @@ struct gen {
 	u64 pad_bytes;		/* padding between them, now described */
 	const struct sfu_file *file;
 	u32 nr_plt;		/* PLT FDEs made from ld's CFA expression */
+	gen_row_fn row_fn;	/* gen_dump_rows()'s */
+	void *row_arg;
 };
+
+/* Say why in g->err, and return @ret. */
+static int __attribute__((format(printf, 3, 4)))
+gen_fail(struct gen *g, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->err->msg, sizeof(g->err->msg), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int gen_oom(struct gen *g)
+{
+	return gen_fail(g, -ENOMEM, "out of memory");
+}
 
 /* ---- rows to FREs ---- */
 
@@ -226,12 +228,12 @@ static enum gen_why gen_flex_pair(const struct gen_arch *a,
 	*ctrl = 0;
 	*off = 0;
 	if (ent == GEN_ENT_CFA && l->kind == EHF_RULE_UNSPEC)
-		return WHY_CFA_NONE;
+		return GEN_WHY_CFA_NONE;
 	if (no_rule && (ent == GEN_ENT_FP ||
 			(ent == GEN_ENT_RA && a->ra_in_reg)))
-		return WHY_NONE;
+		return GEN_WHY_NONE;
 	if (ent == GEN_ENT_FP && l->kind == EHF_RULE_UNDEF)
-		return WHY_FP_UNDEF;
+		return GEN_WHY_FP_UNDEF;
 	if (l->kind != EHF_RULE_LOC || l->deref > 1 ||
 	    (l->cfa_based && !l->deref))
 		return w->rule;
@@ -242,7 +244,7 @@ static enum gen_why gen_flex_pair(const struct gen_arch *a,
 		*ctrl = SFRAME_V3_FLEX_CTRL(0, 1, 0);
 	else
 		*ctrl = SFRAME_V3_FLEX_CTRL(l->reg, l->deref, 1);
-	return WHY_NONE;
+	return GEN_WHY_NONE;
 }
 
 /* The CFA offset word: s390x stores it biased and scaled. */
@@ -253,10 +255,10 @@ static enum gen_why gen_cfa_word(const struct gen_arch *a, s32 off, s32 *w)
 	if (a->cfa_scaled) {
 		v = SFRAME_S390X_CFA_OFFSET_ENCODE(v);
 		if (SFRAME_S390X_CFA_OFFSET_DECODE(v) != off)
-			return WHY_CFA_RANGE;
+			return GEN_WHY_CFA_RANGE;
 	}
 	*w = (s32)v;
-	return WHY_NONE;
+	return GEN_WHY_NONE;
 }
 
 static void gen_word(struct sfu_enc_fre *f, s32 w, bool ctrl)
@@ -286,15 +288,15 @@ static enum gen_why gen_slot_word(const struct gen_arch *a,
 		if ((m->v2 && a->v2_reg_words && (off & 1)) ||
 		    (ent == GEN_ENT_RA && a->ra_pad && !off))
 			return gen_ent_whys[ent].range;
-		return WHY_NONE;
+		return GEN_WHY_NONE;
 	}
 	if (m->v2 && a->v2_reg_words && SFRAME_V3_FLEX_CTRL_REG_P(ctrl) &&
 	    !SFRAME_V3_FLEX_CTRL_DEREF_P(ctrl) && !off &&
 	    l->reg <= SFU_S390X_MAX_DWARF_REG) {
 		*w = SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(l->reg);
-		return WHY_NONE;
+		return GEN_WHY_NONE;
 	}
-	return ent == GEN_ENT_RA ? WHY_RA_FLEX : WHY_FP_FLEX;
+	return ent == GEN_ENT_RA ? GEN_WHY_RA_FLEX : GEN_WHY_FP_FLEX;
 }
 
 /*
@@ -315,7 +317,7 @@ static enum gen_why gen_default(const struct gen_arch *a,
 	if (why)
 		return why;
 	if (cfa->deref || (cfa->reg != gen_sp(a) && cfa->reg != gen_fp(a)))
-		return WHY_CFA_FLEX;
+		return GEN_WHY_CFA_FLEX;
 	f->base = cfa->reg == gen_sp(a) ? SFRAME_BASE_REG_SP :
 					  SFRAME_BASE_REG_FP;
 	why = gen_cfa_word(a, off, &w);
@@ -327,7 +329,7 @@ static enum gen_why gen_default(const struct gen_arch *a,
 		if (why)
 			return why;
 		if (!ra->cfa_based || ra->off != a->fixed_ra)
-			return WHY_RA_FLEX;
+			return GEN_WHY_RA_FLEX;
 	} else {
 		why = gen_slot_word(a, ra, GEN_ENT_RA, m, &ra_w, &ra_has);
 		if (why)
@@ -339,13 +341,13 @@ static enum gen_why gen_default(const struct gen_arch *a,
 		return why;
 	if (!a->fixed_ra && (ra_has || fp_has)) {
 		if (!ra_has && !a->ra_pad)
-			return WHY_FP_FLEX;
+			return GEN_WHY_FP_FLEX;
 		gen_word(f, ra_has ? ra_w : SFRAME_FRE_RA_OFFSET_INVALID,
 			 false);
 	}
 	if (fp_has)
 		gen_word(f, fp_w, false);
-	return WHY_NONE;
+	return GEN_WHY_NONE;
 }
 
 /* Flexible FDE: (control, offset) pairs for CFA, then RA, then FP. */
@@ -384,10 +386,10 @@ static enum gen_why gen_flex(const struct gen_arch *a,
 		gen_word(f, (s32)fp_ctrl, true);
 		gen_word(f, fp_off, false);
 	}
-	return WHY_NONE;
+	return GEN_WHY_NONE;
 }
 
-/* Row to FRE: WHY_NONE and @f filled in, or the reason it cannot be. */
+/* Row to FRE: GEN_WHY_NONE and @f filled in, or the reason it cannot be. */
 static enum gen_why gen_row_fre(const struct gen_arch *a,
 				const struct ehf_row *row,
 				const struct gen_mode *m,
@@ -395,11 +397,11 @@ static enum gen_why gen_row_fre(const struct gen_arch *a,
 {
 	memset(f, 0, sizeof(*f));
 	if (row->ra_mangled && !a->pauth)
-		return WHY_RA_MANGLED;
+		return GEN_WHY_RA_MANGLED;
 	f->mangled = row->ra_mangled;
 	/* RA undefined: the outermost frame, a row without data words. */
 	if (row->reg[GEN_RA].kind == EHF_RULE_UNDEF)
-		return WHY_NONE;
+		return GEN_WHY_NONE;
 	return m->flex ? gen_flex(a, row, f) : gen_default(a, row, m, f);
 }
 
@@ -562,7 +564,7 @@ static u32 gen_first_bad(struct gen *g, const struct gen_mode *m,
 	struct sfu_enc_fre f;
 	u32 i;
 
-	*why = WHY_NONE;
+	*why = GEN_WHY_NONE;
 	for (i = 0; i < g->nr_rows; i++) {
 		*why = gen_row_fre(g->arch, &g->rows[i], m, &f);
 		if (*why)
@@ -584,7 +586,7 @@ static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut,
 		if (prev && gen_same_fre(prev, &f))
 			continue;
 		if (d->nr_fres == SFU_MAX_FDE_FRES) {
-			d->why = WHY_FRES;
+			d->why = GEN_WHY_FRES;
 			d->why_pc = g->rows[i].pc;
 			d->size = g->rows[i].pc - d->start;
 			break;
@@ -605,7 +607,7 @@ static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut,
 /* Choose the FDE type and where the description ends. */
 static int gen_describe(struct gen *g, struct gen_fde *d)
 {
-	struct gen_mode m = { .v2 = g->o->version == SFRAME_VERSION_2 };
+	struct gen_mode m = { .v2 = g->o.version == SFRAME_VERSION_2 };
 	struct gen_mode mf = { .flex = true };
 	enum gen_why why_def, why_flex;
 	u32 cut, cut_flex;
@@ -631,12 +633,18 @@ static int gen_describe(struct gen *g, struct gen_fde *d)
 	return gen_fres(g, d, cut, &m);
 }
 
+/* A function left out for an error in its CFI program: tell the caller. */
 static void gen_warn_cfi(struct gen *g, const struct ehf_fde *fde)
 {
-	fprintf(stderr,
-		"sframe-gen: %s: warning: .eh_frame+0x%" PRIx64
-		": %s; function at 0x%" PRIx64 " left out\n",
-		g->o->in, g->eh.err.off, g->eh.err.what, fde->pc_begin);
+	char msg[GEN_MSG_MAX];
+
+	if (!g->o.warn)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "%s: warning: .eh_frame+0x%" PRIx64
+		 ": %s; function at 0x%" PRIx64 " left out",
+		 g->o.in, g->eh.err.off, g->eh.err.what, fde->pc_begin);
+	g->o.warn(msg, g->o.warn_arg);
 }
 
 /* ---- PLT ---- */
@@ -725,7 +733,7 @@ static int gen_plt(struct gen *g, u32 idx)
 			return -ENOMEM;
 		d = &g->fdes[idx];
 		*p = *d;
-		d->why = WHY_NONE;
+		d->why = GEN_WHY_NONE;
 		p->full_size = 0;
 	}
 	p->start = row->pc;
@@ -733,7 +741,7 @@ static int gen_plt(struct gen *g, u32 idx)
 	p->pc_type = SFRAME_FDE_TYPE_PCMASK;
 	p->rep_size = GEN_PLT_ENTRY;
 	p->fde_type = SFRAME_FDE_TYPE_DEFAULT;
-	p->why = WHY_NONE;
+	p->why = GEN_WHY_NONE;
 	p->emitted = true;
 	p->fre_first = g->nr_fres;
 	p->nr_fres = 2;
@@ -766,16 +774,16 @@ static int gen_function(struct gen *g, const struct ehf_fde *fde)
 	d->full_size = fde->pc_range;
 	d->eh_off = fde->off;
 	d->why_pc = fde->pc_begin;
-	d->signal = fde->cie.signal && g->o->version == SFRAME_VERSION_3;
+	d->signal = fde->cie.signal && g->o.version == SFRAME_VERSION_3;
 	d->pc_type = SFRAME_FDE_TYPE_PCINC;
 	if (g->arch->pauth && fde->cie.bkey)
 		d->pauth_key = SFRAME_AARCH64_PAUTH_KEY_B;
 	if (!fde->pc_range) {
-		d->why = WHY_EMPTY;
+		d->why = GEN_WHY_EMPTY;
 		return 0;
 	}
 	if (fde->pc_range > UINT32_MAX) {
-		d->why = WHY_SIZE;
+		d->why = GEN_WHY_SIZE;
 		return 0;
 	}
 	ret = gen_collect_rows(g, fde);
@@ -783,7 +791,7 @@ static int gen_function(struct gen *g, const struct ehf_fde *fde)
 		return ret;
 	if (ret) {
 		gen_warn_cfi(g, fde);
-		d->why = WHY_CFI;
+		d->why = GEN_WHY_CFI;
 		return 0;
 	}
 	ret = gen_describe(g, d);
@@ -816,7 +824,7 @@ static void gen_sort(struct gen *g)
 			continue;
 		if (any && g->fdes[i].start < end) {
 			g->fdes[i].emitted = false;
-			g->fdes[i].why = WHY_OVERLAP;
+			g->fdes[i].why = GEN_WHY_OVERLAP;
 			g->fdes[i].why_pc = g->fdes[i].start;
 			continue;
 		}
@@ -826,12 +834,6 @@ static void gen_sort(struct gen *g)
 }
 
 typedef int (*gen_fde_fn)(struct gen *g, const struct ehf_fde *fde);
-
-static int gen_oom(void)
-{
-	fprintf(stderr, "sframe-gen: out of memory\n");
-	return -ENOMEM;
-}
 
 /* Call @fn for every FDE of .eh_frame. */
 static int gen_read(struct gen *g, gen_fde_fn fn)
@@ -847,31 +849,30 @@ static int gen_read(struct gen *g, gen_fde_fn fn)
 			break;
 	}
 	if (ret == -ENOMEM)
-		return gen_oom();
+		return gen_oom(g);
 	if (ret)
-		fprintf(stderr, "sframe-gen: %s: .eh_frame+0x%" PRIx64 ": %s\n",
-			g->o->in, g->eh.err.off, g->eh.err.what);
+		gen_fail(g, ret, "%s: .eh_frame+0x%" PRIx64 ": %s", g->o.in,
+			 g->eh.err.off, g->eh.err.what);
 	return ret;
 }
 
 /* V2 stores function starts in 32 bits, relative to their field. */
 static int gen_check_v2(struct gen *g, const struct sfu_enc_fde *fdes, u32 n)
 {
-	u64 field = g->o->vaddr + sizeof(struct sframe_header);
+	u64 field = g->o.vaddr + sizeof(struct sframe_header);
 	s64 rel;
 	u32 i;
 
-	if (g->o->version != SFRAME_VERSION_2)
+	if (g->o.version != SFRAME_VERSION_2)
 		return 0;
 	for (i = 0; i < n; i++, field += sizeof(struct sframe_fde_v2)) {
 		rel = (s64)(fdes[i].start - field);
-		if (rel < INT32_MIN || rel > GEN_FDE_V2_ANCHOR_MAX) {
-			fprintf(stderr,
-				"sframe-gen: %s: function at 0x%" PRIx64
-				" is too far from a V2 section at 0x%" PRIx64 "\n",
-				g->o->in, fdes[i].start, g->o->vaddr);
-			return -ERANGE;
-		}
+		if (rel < INT32_MIN || rel > GEN_FDE_V2_ANCHOR_MAX)
+			return gen_fail(g, -ERANGE,
+					"%s: function at 0x%" PRIx64
+					" is too far from a V2 section at 0x%"
+					PRIx64, g->o.in, fdes[i].start,
+					g->o.vaddr);
 	}
 	return 0;
 }
@@ -879,12 +880,12 @@ static int gen_check_v2(struct gen *g, const struct sfu_enc_fde *fdes, u32 n)
 static void gen_enc_params(const struct gen *g, struct sfu_enc_params *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->version = g->o->version;
+	p->version = g->o.version;
 	p->abi = g->arch->abi;
 	p->flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL;
 	p->fixed_fp = g->arch->fixed_fp;
 	p->fixed_ra = g->arch->fixed_ra;
-	p->vaddr = g->o->vaddr;
+	p->vaddr = g->o.vaddr;
 	p->fre_type = SFU_ENC_AUTO;
 	p->word_size = SFU_ENC_AUTO;
 }
@@ -991,7 +992,7 @@ static int gen_merge(struct gen *g, struct sfu_enc_fde *fdes, u32 *np,
 		total += fdes[i].nr_fres;
 	store = calloc(total + 1, sizeof(*store));
 	if (!store)
-		return gen_oom();
+		return gen_oom(g);
 	for (i = 0; i < *np; i++) {
 		/* The rows of the FDE being built are the last in @store. */
 		if (w && gen_can_merge(g, &fdes[w - 1], &fdes[i])) {
@@ -1070,7 +1071,7 @@ static int gen_share(struct gen *g, struct sfu_enc_fde *fdes, u32 n)
 
 	slot = calloc(cap, sizeof(*slot));
 	if (!slot)
-		return gen_oom();
+		return gen_oom(g);
 	for (i = 0; i < n; i++) {
 		at = gen_rows_hash(&fdes[i]) % cap;
 		while (slot[at] && !gen_same_rows(&fdes[slot[at] - 1], &fdes[i]))
@@ -1086,29 +1087,6 @@ static int gen_share(struct gen *g, struct sfu_enc_fde *fdes, u32 n)
 	return 0;
 }
 
-static int gen_write_file(const char *path, const u8 *buf, size_t len,
-			  mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-	ssize_t n = 0;
-	size_t done;
-
-	if (fd < 0) {
-		perror(path);
-		return -errno;
-	}
-	for (done = 0; done < len; done += n) {
-		n = write(fd, buf + done, len - done);
-		if (n <= 0)
-			break;
-	}
-	if (close(fd) || done != len) {
-		fprintf(stderr, "sframe-gen: %s: write failed\n", path);
-		return -EIO;
-	}
-	return 0;
-}
-
 /* Encode @fdes, compacted unless told not to, into a buffer to free. */
 static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
 			   struct sfu_enc_params *p, u8 **bufp)
@@ -1116,23 +1094,21 @@ static int gen_encode_fdes(struct gen *g, struct sfu_enc_fde *fdes, u32 n,
 	s64 len;
 	int ret;
 
-	if (!g->o->no_compact)
+	if (!g->o.no_compact)
 		p->tight_starts = true;
-	if (!g->o->no_compact && g->o->share_rows) {
+	if (!g->o.no_compact && g->o.share_rows) {
 		ret = gen_share(g, fdes, n);
 		if (ret)
 			return ret;
 	}
 	sfu_encode_sizes(p, fdes, n, &g->sizes);
 	len = sfu_encode(p, fdes, n, NULL, 0);
-	if (len < 0) {
-		fprintf(stderr, "sframe-gen: %s: cannot encode: %s\n",
-			g->o->in, strerror((int)-len));
-		return (int)len;
-	}
+	if (len < 0)
+		return gen_fail(g, (int)len, "%s: cannot encode: %s", g->o.in,
+				strerror((int)-len));
 	*bufp = malloc(len);
 	if (!*bufp)
-		return gen_oom();
+		return gen_oom(g);
 	sfu_encode(p, fdes, n, *bufp, len);
 	g->out_bytes = len;
 	return 0;
@@ -1143,19 +1119,18 @@ static int gen_encode(struct gen *g, u8 **bufp)
 {
 	struct sfu_enc_fde *fdes = calloc(g->nr_fdes + 1, sizeof(*fdes));
 	struct sfu_enc_params p;
+	struct sfu_enc_fre *merged = NULL;
 	u32 n;
 	int ret;
 
-	struct sfu_enc_fre *merged = NULL;
-
 	if (!fdes)
-		return gen_oom();
+		return gen_oom(g);
 	n = gen_enc_fdes(g, fdes);
 	gen_enc_params(g, &p);
 	ret = gen_check_v2(g, fdes, n);
 	if (!ret)
 		g->plain_bytes = sfu_encode(&p, fdes, n, NULL, 0);
-	if (!ret && !g->o->no_compact)
+	if (!ret && !g->o.no_compact)
 		ret = gen_merge(g, fdes, &n, &merged);
 	if (!ret)
 		ret = gen_encode_fdes(g, fdes, n, &p, bufp);
@@ -1164,187 +1139,112 @@ static int gen_encode(struct gen *g, u8 **bufp)
 	return ret;
 }
 
-/* The copy of the input with the section embedded. */
-static int gen_embed(struct gen *g, const struct sfu_file *in,
-		     struct sfu_embed *plan, const u8 *buf)
+/* ---- --from-v1 ---- */
+
+/* The counts that do not come from the functions one by one. */
+static void gen_totals(const struct gen *g, struct gen_stats *s)
 {
-	struct sfu_file out;
-	struct stat st;
-	int ret;
-
-	ret = sfu_embed_write(in, plan, buf, g->out_bytes, &out);
-	if (ret) {
-		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, plan->err);
-		return ret;
-	}
-	if (stat(g->o->in, &st))
-		st.st_mode = GEN_MODE_DEFAULT;
-	ret = gen_write_file(g->o->embed, out.data, out.size,
-			     st.st_mode & GEN_MODE_MASK);
-	sfu_file_free(&out);
-	return ret;
-}
-
-static int gen_output(struct gen *g, const struct sfu_file *in,
-		      struct sfu_embed *plan, const u8 *buf)
-{
-	int ret = 0;
-
-	if (g->o->out)
-		ret = gen_write_file(g->o->out, buf, g->out_bytes,
-				     GEN_MODE_DATA);
-	if (!ret && g->o->embed)
-		ret = gen_embed(g, in, plan, buf);
-	return ret;
-}
-
-static int gen_write(struct gen *g, const struct sfu_file *in,
-		     struct sfu_embed *plan)
-{
-	u8 *buf = NULL;
-	int ret;
-
-	ret = gen_encode(g, &buf);
-	if (!ret)
-		ret = gen_output(g, in, plan, buf);
-	free(buf);
-	return ret;
+	memset(s, 0, sizeof(*s));
+	s->abi = sfu_abi_info(g->arch->abi)->name;
+	s->eh_bytes = g->eh.size;
+	s->nr_cies = g->eh.nr_cies;
+	s->nr_eh_fdes = g->nr_eh_fdes;
+	s->nr_fres = g->nr_fres;
+	s->nr_plt = g->nr_plt;
+	s->plain_bytes = g->plain_bytes;
+	s->shared_fdes = g->shared_fdes;
+	s->sizes = g->sizes;
+	s->merged = g->merged;
+	s->pad_bytes = g->pad_bytes;
 }
 
 /*
  * --from-v1: the file's own SFrame section (binutils 2.40 writes V1, but
- * any version is read), decoded and written again as V3.
+ * any version is read), decoded and written again as V3, into @r.
  */
-static int gen_from_v1(struct gen *g, const struct sfu_file *in,
-		       struct sfu_embed *plan)
+static int gen_reencode(struct gen *g, struct gen_result *r)
 {
-	char err[GEN_ERR_MAX];
+	char msg[GEN_ERR_MAX];
 	struct sfu_enc_params p;
-	struct sfu_reenc r;
 	struct sfu_sframe_loc loc;
-	u8 *buf = NULL;
+	struct sfu_reenc re;
 	int ret;
 
-	if (sfu_find_sframe(in, &loc) || !loc.machine) {
-		fprintf(stderr, "sframe-gen: %s: no SFrame section to upgrade\n",
-			g->o->in);
-		return -ENOENT;
+	if (sfu_find_sframe(g->file, &loc) || !loc.machine)
+		return gen_fail(g, -ENOENT, "%s: no SFrame section to upgrade",
+				g->o.in);
+	ret = sfu_reenc_load(loc.data, loc.size, loc.vaddr, &re, msg,
+			     sizeof(msg));
+	if (ret)
+		return gen_fail(g, ret, "%s: %s: %s", g->o.in, loc.name, msg);
+	sfu_reenc_v3_params(&re, g->o.vaddr, &p);
+	g->plain_bytes = sfu_encode(&p, re.fdes, re.nr_fdes, NULL, 0);
+	ret = gen_encode_fdes(g, re.fdes, re.nr_fdes, &p, &r->buf);
+	if (!ret) {
+		r->len = g->out_bytes;
+		r->vaddr = g->o.vaddr;
+		gen_totals(g, &r->stats);
+		r->stats.old_version = re.version;
+		r->stats.old_bytes = loc.size;
+		r->stats.old_fdes = re.nr_fdes;
 	}
-	ret = sfu_reenc_load(loc.data, loc.size, loc.vaddr, &r, err,
-			     sizeof(err));
-	if (ret) {
-		fprintf(stderr, "sframe-gen: %s: %s: %s\n", g->o->in,
-			loc.name, err);
-		return ret;
-	}
-	sfu_reenc_v3_params(&r, g->o->vaddr, &p);
-	g->plain_bytes = sfu_encode(&p, r.fdes, r.nr_fdes, NULL, 0);
-	ret = gen_encode_fdes(g, r.fdes, r.nr_fdes, &p, &buf);
-	if (!ret)
-		ret = gen_output(g, in, plan, buf);
-	if (!ret && g->o->stats)
-		printf("sframe-gen: %s: V%u section, %" PRIu64 " bytes, %u FDEs: V3 %" PRIu64 " bytes (%" PRIu64 " without compaction, %u FDEs share rows)\n",
-		       g->o->in, r.version, loc.size, r.nr_fdes,
-		       g->out_bytes, g->plain_bytes, g->shared_fdes);
-	free(buf);
-	sfu_reenc_free(&r);
+	sfu_reenc_free(&re);
 	return ret;
 }
 
-/* ---- statistics ---- */
+/* ---- what the section describes, and what not ---- */
 
-struct gen_tally {
-	u32 emitted[SFRAME_FDE_TYPE_FLEX + 1];
-	u32 cut[WHY_NR];
-	u32 skipped[WHY_NR];
-	u32 nr_cut;
-	u32 nr_skipped;
-	u64 covered;
-	u64 with_cfi;
-};
-
-static void gen_count(const struct gen *g, struct gen_tally *t)
+/* The counts of functions written, cut short and left out. */
+static void gen_count(const struct gen *g, struct gen_stats *s)
 {
 	const struct gen_fde *d;
 	u32 i;
 
-	memset(t, 0, sizeof(*t));
+	gen_totals(g, s);
 	for (i = 0; i < g->nr_fdes; i++) {
 		d = &g->fdes[i];
-		if (d->why != WHY_EMPTY)
-			t->with_cfi += d->full_size;
+		if (d->why != GEN_WHY_EMPTY)
+			s->with_cfi += d->full_size;
 		if (!d->emitted) {
-			t->skipped[d->why]++;
-			t->nr_skipped++;
+			s->skipped[d->why]++;
+			s->nr_skipped++;
 			continue;
 		}
-		t->emitted[d->fde_type]++;
-		t->covered += d->size;
+		if (d->fde_type == SFRAME_FDE_TYPE_FLEX)
+			s->nr_flex++;
+		else
+			s->nr_default++;
+		s->covered += d->size;
 		if (d->why) {
-			t->cut[d->why]++;
-			t->nr_cut++;
+			s->cut[d->why]++;
+			s->nr_cut++;
 		}
 	}
 }
 
-static void gen_print_whys(const char *title, const u32 *counts)
-{
-	unsigned int i;
-
-	for (i = WHY_NONE + 1; i < WHY_NR; i++)
-		if (counts[i])
-			printf("  %-9s %8u  %s\n", title, counts[i],
-			       gen_why_text[i]);
-}
-
-static void gen_stats(const struct gen *g)
-{
-	struct gen_tally t;
-
-	gen_count(g, &t);
-	printf("sframe-gen: %s: SFrame V%u for %s at vaddr 0x%" PRIx64 "\n",
-	       g->o->in, g->o->version, sfu_abi_info(g->arch->abi)->name, g->o->vaddr);
-	printf("  .eh_frame %8" PRIu64 " bytes, %u CIEs, %u FDEs\n",
-	       g->eh.size, g->eh.nr_cies, g->nr_eh_fdes);
-	printf("  FDEs      %8u  (%u default, %u flex), %u cut short\n",
-	       t.emitted[SFRAME_FDE_TYPE_DEFAULT] +
-	       t.emitted[SFRAME_FDE_TYPE_FLEX],
-	       t.emitted[SFRAME_FDE_TYPE_DEFAULT],
-	       t.emitted[SFRAME_FDE_TYPE_FLEX], t.nr_cut);
-	printf("  FREs      %8u\n", g->nr_fres);
-	if (g->nr_plt)
-		printf("  PLT       %8u  PCMASK FDEs\n", g->nr_plt);
-	printf("  bytes     %8" PRIu64 "  (%" PRIu64 " without compaction, %u FDEs share rows)\n",
-	       g->out_bytes, g->plain_bytes, g->shared_fdes);
-	printf("  of which  header %" PRIu64 ", FDE index %" PRIu64 ", attributes %" PRIu64 ", FRE starts %" PRIu64 ", FRE infos %" PRIu64 ", data words %" PRIu64 "\n",
-	       g->sizes.header, g->sizes.index, g->sizes.attrs,
-	       g->sizes.starts, g->sizes.infos, g->sizes.words);
-	printf("  merged    %8u  functions into the one before (%" PRIu64 " padding bytes between)\n",
-	       g->merged, g->pad_bytes);
-	printf("  skipped   %8u  functions\n", t.nr_skipped);
-	gen_print_whys("skipped", t.skipped);
-	gen_print_whys("cut", t.cut);
-	printf("  coverage  %" PRIu64 " of %" PRIu64 " bytes with CFI (%.2f%%)\n",
-	       t.covered, t.with_cfi,
-	       t.with_cfi ? GEN_PERCENT * t.covered / t.with_cfi : GEN_PERCENT);
-}
-
-static void gen_verbose(const struct gen *g)
+/* The functions left out or cut short, for -v. */
+static int gen_list_funcs(struct gen *g, struct gen_result *r)
 {
 	const struct gen_fde *d;
+	struct gen_func *fn;
 	u32 i;
 
+	r->funcs = calloc(g->nr_fdes + 1, sizeof(*r->funcs));
+	if (!r->funcs)
+		return gen_oom(g);
 	for (i = 0; i < g->nr_fdes; i++) {
 		d = &g->fdes[i];
-		if (d->why == WHY_NONE || d->why == WHY_EMPTY)
+		if (d->why == GEN_WHY_NONE || d->why == GEN_WHY_EMPTY)
 			continue;
-		fprintf(stderr,
-			"sframe-gen: %s 0x%" PRIx64 "..0x%" PRIx64
-			" (FDE .eh_frame+0x%" PRIx64 ") at 0x%" PRIx64 ": %s\n",
-			d->emitted ? "cut" : "skipped", d->start,
-			d->start + d->full_size, d->eh_off, d->why_pc,
-			gen_why_text[d->why]);
+		fn = &r->funcs[r->nr_funcs++];
+		fn->start = d->start;
+		fn->end = d->start + d->full_size;
+		fn->eh_off = d->eh_off;
+		fn->at = d->why_pc;
+		fn->cut = d->emitted;
+		fn->why = d->why;
 	}
+	return 0;
 }
 
 /* ---- --dump-rows ---- */
@@ -1390,37 +1290,14 @@ static void gen_loc_text(const struct gen_arch *a, const struct ehf_loc *l,
 		snprintf(buf, len, "%s", base);
 }
 
-static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
+/* @r's rule in the words of sfu_rule_format(). */
+static void gen_rule_text(const struct gen_arch *a, const struct ehf_row *r,
+			  char *buf, size_t len)
 {
-	const struct gen_arch *a = g->arch;
 	char cfa[GEN_TEXT_MAX], ra[GEN_TEXT_MAX], fp[GEN_TEXT_MAX];
-	u32 t = gen_plt_threshold(g, &r->cfa);
-	struct ehf_row part = *r;
-	u64 blk;
 
-	if (t) {
-		/* The PLT rule entry by entry, as two plain rows each. */
-		for (blk = r->pc - r->pc % GEN_PLT_ENTRY; blk < r->end;
-		     blk += GEN_PLT_ENTRY) {
-			part.cfa.kind = EHF_RULE_LOC;
-			part.cfa.reg = gen_sp(a);
-			part.cfa.off = GEN_PLT_CFA_IN;
-			part.pc = blk > r->pc ? blk : r->pc;
-			part.end = blk + t < r->end ? blk + t : r->end;
-			if (part.pc < part.end)
-				gen_dump_row(g, &part);
-			part.cfa.off = GEN_PLT_CFA_PUSHED;
-			part.pc = blk + t > r->pc ? blk + t : r->pc;
-			part.end = blk + GEN_PLT_ENTRY < r->end ?
-				   blk + GEN_PLT_ENTRY : r->end;
-			if (part.pc < part.end)
-				gen_dump_row(g, &part);
-		}
-		return;
-	}
-	printf("%" PRIu64 " %" PRIu64 " ", r->pc, r->end);
 	if (r->reg[GEN_RA].kind == EHF_RULE_UNDEF) {
-		printf("outermost\n");
+		snprintf(buf, len, "outermost");
 		return;
 	}
 	if (r->cfa.kind == EHF_RULE_UNSPEC)
@@ -1429,7 +1306,57 @@ static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
 		gen_loc_text(a, &r->cfa, cfa, sizeof(cfa));
 	gen_loc_text(a, &r->reg[GEN_RA], ra, sizeof(ra));
 	gen_loc_text(a, &r->reg[GEN_FP], fp, sizeof(fp));
-	printf("cfa=%s ra=%s fp=%s\n", cfa, ra, fp);
+	snprintf(buf, len, "cfa=%s ra=%s fp=%s", cfa, ra, fp);
+}
+
+static void gen_emit_row(const struct gen *g, u64 start, u64 end,
+			 const char *rule)
+{
+	struct gen_row row = { .start = start, .end = end, .rule = rule };
+
+	g->row_fn(&row, g->row_arg);
+}
+
+static void gen_dump_plain(const struct gen *g, const struct ehf_row *r)
+{
+	char rule[GEN_RULE_TEXT_MAX];
+
+	gen_rule_text(g->arch, r, rule, sizeof(rule));
+	gen_emit_row(g, r->pc, r->end, rule);
+}
+
+/* ld's PLT rule, threshold @t, entry by entry, as two plain rows each. */
+static void gen_dump_plt(const struct gen *g, const struct ehf_row *r, u32 t)
+{
+	struct ehf_row part = *r;
+	u64 blk;
+
+	for (blk = r->pc - r->pc % GEN_PLT_ENTRY; blk < r->end;
+	     blk += GEN_PLT_ENTRY) {
+		part.cfa.kind = EHF_RULE_LOC;
+		part.cfa.reg = gen_sp(g->arch);
+		part.cfa.off = GEN_PLT_CFA_IN;
+		part.pc = blk > r->pc ? blk : r->pc;
+		part.end = blk + t < r->end ? blk + t : r->end;
+		if (part.pc < part.end)
+			gen_dump_plain(g, &part);
+		part.cfa.off = GEN_PLT_CFA_PUSHED;
+		part.pc = blk + t > r->pc ? blk + t : r->pc;
+		part.end = blk + GEN_PLT_ENTRY < r->end ?
+			   blk + GEN_PLT_ENTRY : r->end;
+		if (part.pc < part.end)
+			gen_dump_plain(g, &part);
+	}
+}
+
+static void gen_dump_row(const struct gen *g, const struct ehf_row *r)
+{
+	u32 t = gen_plt_threshold(g, &r->cfa);
+
+	if (t)
+		gen_dump_plt(g, r, t);
+	else
+		gen_dump_plain(g, r);
 }
 
 static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
@@ -1443,8 +1370,8 @@ static int gen_dump_fde(struct gen *g, const struct ehf_fde *fde)
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret) {
-		printf("%" PRIu64 " %" PRIu64 " ?cfi-error\n", fde->pc_begin,
-		       fde->pc_begin + fde->pc_range);
+		gen_emit_row(g, fde->pc_begin, fde->pc_begin + fde->pc_range,
+			     "?cfi-error");
 		return 0;
 	}
 	for (i = 0; i < g->nr_rows; i++)
@@ -1464,9 +1391,8 @@ static int gen_pick_arch(struct gen *g)
 		g->arch = &gen_arches[i];
 		return 0;
 	}
-	fprintf(stderr, "sframe-gen: %s: e_machine %u is not supported yet\n",
-		g->o->in, g->elf.machine);
-	return -EOPNOTSUPP;
+	return gen_fail(g, -EOPNOTSUPP, "%s: e_machine %u is not supported yet",
+			g->o.in, g->elf.machine);
 }
 
 /* Check the ELF file loaded at @f and pick its architecture. */
@@ -1476,139 +1402,220 @@ static int gen_open_loaded(struct gen *g, const struct sfu_file *f)
 	int ret;
 
 	ret = ehf_elf_open(f, &g->elf, &err);
-	if (ret) {
-		fprintf(stderr, "sframe-gen: %s: %s\n", g->o->in, err.what);
-	} else if (g->elf.type != ET_EXEC && g->elf.type != ET_DYN) {
-		fprintf(stderr, "sframe-gen: %s: not an executable or shared object\n",
-			g->o->in);
-		ret = -ENOEXEC;
-	} else {
-		ret = gen_pick_arch(g);
-	}
-	return ret;
+	if (ret)
+		return gen_fail(g, ret, "%s: %s", g->o.in, err.what);
+	if (g->elf.type != ET_EXEC && g->elf.type != ET_DYN)
+		return gen_fail(g, -ENOEXEC,
+				"%s: not an executable or shared object",
+				g->o.in);
+	return gen_pick_arch(g);
 }
 
-static int gen_open(struct gen *g, struct sfu_file *f)
+/* Start on the ELF file @f for @o; gen_end() after, even on failure. */
+static int gen_begin(struct gen *g, const struct gen_opts *o,
+		     const struct sfu_file *f, struct gen_err *err)
 {
 	int ret;
 
-	if (sfu_file_load(g->o->in, f)) {
-		perror(g->o->in);
-		return -ENOENT;
-	}
+	memset(g, 0, sizeof(*g));
+	g->o = *o;
+	g->file = f;
+	g->err = err;
+	err->msg[0] = '\0';
 	ret = gen_open_loaded(g, f);
+	if (!ret)
+		ehf_init(&g->eh, &g->elf);
+	return ret;
+}
+
+static void gen_end(struct gen *g)
+{
+	free(g->fdes);
+	free(g->fres);
+	free(g->rows);
+	ehf_destroy(&g->eh);
+}
+
+/* GEN_VADDR_PAST_IMAGE: the address `sframe-gen --embed` gives it. */
+static int gen_place(struct gen *g)
+{
+	struct sfu_embed plan;
+	int ret;
+
+	if (g->o.vaddr != GEN_VADDR_PAST_IMAGE)
+		return 0;
+	ret = sfu_embed_plan(g->file, &plan);
 	if (ret)
-		sfu_file_free(f);
+		return gen_fail(g, ret, "%s: %s", g->o.in, plan.err);
+	g->o.vaddr = plan.sframe_vaddr;
+	return 0;
+}
+
+/* The section from .eh_frame, in a buffer to free. */
+static int gen_make(struct gen *g, u8 **bufp)
+{
+	int ret;
+
+	ret = gen_read(g, gen_function);
+	if (ret)
+		return ret;
+	gen_sort(g);
+	return gen_encode(g, bufp);
+}
+
+/* A new section from the CFI into @r, with its counts and left-outs. */
+static int gen_new_section(struct gen *g, struct gen_result *r)
+{
+	int ret;
+
+	ret = gen_make(g, &r->buf);
+	if (!ret)
+		ret = gen_list_funcs(g, r);
+	if (ret)
+		return ret;
+	r->len = g->out_bytes;
+	r->vaddr = g->o.vaddr;
+	gen_count(g, &r->stats);
+	return 0;
+}
+
+typedef int (*gen_step_fn)(struct gen *g, struct gen_result *r);
+
+/* Read the file's CFI, place the section, then @step makes @r. */
+static int gen_call(const struct gen_opts *o, const struct sfu_file *f,
+		    struct gen_result *r, struct gen_err *err,
+		    gen_step_fn step)
+{
+	struct gen g;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = gen_begin(&g, o, f, err);
+	if (!ret)
+		ret = gen_place(&g);
+	if (!ret)
+		ret = step(&g, r);
+	if (ret)
+		gen_result_free(r);
+	gen_end(&g);
 	return ret;
 }
 
 /**
- * gen_run() - what the sframe-gen command does, for options @o
- * @o: the parsed command line
+ * gen_generate() - SFrame for an ELF file's .eh_frame, and what it covers
+ * @o: what to generate; @o->in names the file in messages, @o->vaddr is
+ *	where the section is encoded for (GEN_VADDR_PAST_IMAGE: where
+ *	`sframe-gen --embed` puts it, past the file's last segment)
+ * @f: the file's bytes
+ * @r: the section, its counts, and the functions left out or cut short
+ * @err: why it failed
  *
- * Return: 0, or a negative error code (already reported on stderr).
+ * The section `sframe-gen` writes, even for a file that has an SFrame
+ * section of its own.  Functions left out for errors in their CFI are
+ * told to @o->warn as they are met.
+ *
+ * Return: 0 and @r to free with gen_result_free(), or a negative error
+ * code with @err's message (and @r empty).
  */
-int gen_run(struct gen_opts *o)
+int gen_generate(const struct gen_opts *o, const struct sfu_file *f,
+		 struct gen_result *r, struct gen_err *err)
 {
-	struct gen g = { .o = o };
-	struct sfu_embed plan;
-	struct sfu_file f;
+	return gen_call(o, f, r, err, gen_new_section);
+}
+
+/**
+ * gen_upgrade() - an ELF file's own SFrame section, as V3
+ * @o: as for gen_generate(); @o->version is ignored
+ * @f: the file's bytes
+ * @r: the section; of its counts, the old section's (old_version,
+ *	old_bytes, old_fdes), plain_bytes and shared_fdes
+ * @err: why it failed
+ *
+ * For `sframe-gen --from-v1`: binutils 2.40 writes V1, but any version is
+ * read.  The file must still be one gen_generate() accepts.
+ *
+ * Return: 0 and @r to free with gen_result_free(), or a negative error
+ * code with @err's message (and @r empty).
+ */
+int gen_upgrade(const struct gen_opts *o, const struct sfu_file *f,
+		struct gen_result *r, struct gen_err *err)
+{
+	return gen_call(o, f, r, err, gen_reencode);
+}
+
+/**
+ * gen_result_free() - free what gen_generate() or gen_upgrade() made
+ * @r: the result, left empty
+ */
+void gen_result_free(struct gen_result *r)
+{
+	free(r->buf);
+	free(r->funcs);
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * gen_dump_rows() - the CFI interpreter's rows, for `sframe-gen --dump-rows`
+ * @o: @o->in names the file in messages; nothing else is used
+ * @f: the file's bytes
+ * @fn: called with each row, in .eh_frame's order; a function whose CFI
+ *	cannot be read gives one row over its range, rule "?cfi-error"
+ * @arg: @fn's
+ * @err: why it failed
+ *
+ * Return: 0, or a negative error code with @err's message.
+ */
+int gen_dump_rows(const struct gen_opts *o, const struct sfu_file *f,
+		  gen_row_fn fn, void *arg, struct gen_err *err)
+{
+	struct gen g;
 	int ret;
 
-	ret = gen_open(&g, &f);
-	if (ret)
-		return ret;
-	g.file = &f;
-	ehf_init(&g.eh, &g.elf);
-	if (o->dump_rows) {
+	ret = gen_begin(&g, o, f, err);
+	if (!ret) {
+		g.row_fn = fn;
+		g.row_arg = arg;
 		ret = gen_read(&g, gen_dump_fde);
-		goto free_all;
 	}
-	if (o->embed) {
-		ret = sfu_embed_plan(&f, &plan);
-		if (ret) {
-			fprintf(stderr, "sframe-gen: %s: %s\n", o->in, plan.err);
-			goto free_all;
-		}
-		o->vaddr = plan.sframe_vaddr;
-	}
-	if (o->from_v1) {
-		ret = gen_from_v1(&g, &f, &plan);
-		goto free_all;
-	}
-	ret = gen_read(&g, gen_function);
-	if (ret)
-		goto free_all;
-	gen_sort(&g);
-	ret = gen_write(&g, &f, &plan);
-	if (ret)
-		goto free_all;
-	if (o->verbose)
-		gen_verbose(&g);
-	if (o->stats)
-		gen_stats(&g);
-free_all:
-	free(g.fdes);
-	free(g.fres);
-	free(g.rows);
-	ehf_destroy(&g.eh);
-	sfu_file_free(&f);
+	gen_end(&g);
 	return ret;
 }
 
 /**
  * gen_section() - SFrame for an ELF file's .eh_frame, in memory
- * @o: options: @o->in names the file in messages, @o->version says what
- *	to encode, @o->vaddr where (GEN_VADDR_PAST_IMAGE: where `sframe-gen
- *	--embed` would put it, past the file's last segment), @o->no_compact
- *	turns compaction off; output options are ignored
+ * @o: options as for gen_generate()
  * @f: the file's bytes
  * @bufp: the section, to free()
  * @lenp: its length
  * @vaddrp: the address it is encoded for
+ * @err: why it failed
  *
  * The same section `sframe-gen -o` writes, for tools that register it
- * rather than write it (sframectl).
+ * rather than write it (sframectl), unless the file has SFrame already.
  *
  * Return: 0, -EEXIST if the file has an SFrame section of its own, or
- * another negative error code (already reported on stderr).
+ * another negative error code; on failure, @err's message says why.
  */
 int gen_section(const struct gen_opts *o, const struct sfu_file *f,
-		u8 **bufp, u64 *lenp, u64 *vaddrp)
+		u8 **bufp, u64 *lenp, u64 *vaddrp, struct gen_err *err)
 {
-	struct gen_opts lo = *o;
-	struct gen g = { .o = &lo, .file = f };
-	struct sfu_embed plan;
 	struct sfu_sframe_loc loc;
+	struct gen g;
 	int ret;
 
 	*bufp = NULL;
-	ret = gen_open_loaded(&g, f);
-	if (ret)
-		return ret;
-	if (!sfu_find_sframe(f, &loc) && loc.machine)
-		return -EEXIST;
-	if (lo.vaddr == GEN_VADDR_PAST_IMAGE) {
-		ret = sfu_embed_plan(f, &plan);
-		if (ret) {
-			fprintf(stderr, "sframe-gen: %s: %s\n", lo.in, plan.err);
-			return ret;
-		}
-		lo.vaddr = plan.sframe_vaddr;
-	}
-	ehf_init(&g.eh, &g.elf);
-	ret = gen_read(&g, gen_function);
-	if (!ret) {
-		gen_sort(&g);
-		ret = gen_encode(&g, bufp);
-	}
+	ret = gen_begin(&g, o, f, err);
+	if (!ret && !sfu_find_sframe(f, &loc) && loc.machine)
+		ret = gen_fail(&g, -EEXIST, "%s: has SFrame of its own",
+			       o->in);
+	if (!ret)
+		ret = gen_place(&g);
+	if (!ret)
+		ret = gen_make(&g, bufp);
 	if (!ret) {
 		*lenp = g.out_bytes;
-		*vaddrp = lo.vaddr;
+		*vaddrp = g.o.vaddr;
 	}
-	free(g.fdes);
-	free(g.fres);
-	free(g.rows);
-	ehf_destroy(&g.eh);
+	gen_end(&g);
 	return ret;
 }

@@ -159,6 +159,7 @@ static void ctl_child(int fd, int out, int in, const char *name)
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
 			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
 			      .share_rows = true };
+	struct gen_err err;
 	struct ctl_id id;
 	struct sfu_file f;
 	u64 len, vaddr;
@@ -187,9 +188,11 @@ static void ctl_child(int fd, int out, int in, const char *name)
 		_exit(1);
 	if (cmd != CTL_CMD_GENERATE)
 		_exit(0);
-	ret = gen_section(&o, &f, &buf, &len, &vaddr);
+	ret = gen_section(&o, &f, &buf, &len, &vaddr, &err);
 	if (ret == -EEXIST)
 		_exit(CTL_CHILD_HAS_SFRAME);
+	if (ret)
+		fprintf(stderr, "%s: %s\n", ctl_prog, err.msg);
 	if (ret || write(out, &vaddr, sizeof(vaddr)) != sizeof(vaddr) ||
 	    write(out, &len, sizeof(len)) != sizeof(len) ||
 	    write(out, buf, len) != (ssize_t)len)
