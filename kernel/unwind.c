@@ -287,14 +287,17 @@ static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 {
 	unsigned long base;
 
+	/* Saved at the CFA plus an offset: most rules, tested first. */
+	*read = l->deref;
+	if (likely(l->kind == SFU_LOC_CFA)) {
+		*val = cfa + l->off;
+		return true;
+	}
 	*read = false;
 	switch (l->kind) {
 	case SFU_LOC_SAME:
 	case SFU_LOC_NONE:
 		return true;
-	case SFU_LOC_CFA:
-		base = cfa;
-		break;
 	case SFU_LOC_REG:
 		if (!sfu_reg_value(st, l->reg, &base))
 			return false;
@@ -307,18 +310,17 @@ static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 	return true;
 }
 
-/* The frame's CFA by @rule, into @cfa: a register plus an offset, read? */
+/* The frame's CFA by @rule, into @cfa: a register plus an offset, or the word there. */
 static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
 					 const struct sfu_rule *rule,
 					 unsigned long *cfa)
 {
-	bool read;
-
-	if (rule->cfa.kind != SFU_LOC_REG)
+	if (unlikely(rule->cfa.kind != SFU_LOC_REG))
 		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (!sfu_loc_eval(st, &rule->cfa, 0, cfa, &read))
+	if (!sfu_reg_value(st, rule->cfa.reg, cfa))
 		return false;
-	if (read && !sfu_read_word(st, *cfa, cfa))
+	*cfa += rule->cfa.off;
+	if (unlikely(rule->cfa.deref) && !sfu_read_word(st, *cfa, cfa))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	if (!IS_ALIGNED(*cfa, sizeof(long)))
 		return sfu_stop(st, SFU_STOP_CFA);
