@@ -87,7 +87,7 @@ static int ehf_get(struct ehf_cur *c, unsigned int n, u64 *v,
 {
 	if (c->pos > c->end || c->end - c->pos < n)
 		return ehf_bad(c->s, c->pos, what);
-	*v = sfu_elf_rd(c->s->big, c->s->data + c->pos, n);
+	*v = elf_rd(c->s->big, c->s->data + c->pos, n);
 	c->pos += n;
 	return 0;
 }
@@ -1164,13 +1164,13 @@ free_vm:
 /* ---- ELF ---- */
 
 struct ehf_elf_ctx {
-	const struct sfu_file *f;
+	const struct elf_file *f;
 	bool big;
 };
 
 static u64 ehf_elf_get(const struct ehf_elf_ctx *e, u64 off, unsigned int n)
 {
-	return sfu_elf_rd(e->big, e->f->data + off, n);
+	return elf_rd(e->big, e->f->data + off, n);
 }
 
 #define EHF_FIELD(e, base, type, field) \
@@ -1201,7 +1201,7 @@ static void ehf_elf_section(const struct ehf_elf_ctx *e, struct ehf_elf *elf,
 		elf->got_vaddr = addr;
 	} else if (!strcmp(name, ".eh_frame") &&
 		   EHF_FIELD(e, sh, Elf64_Shdr, sh_type) != SHT_NOBITS &&
-		   sfu_in_file(e->f, off, size)) {
+		   elf_in_file(e->f, off, size)) {
 		elf->eh_frame = e->f->data + off;
 		elf->eh_frame_size = size;
 		elf->eh_frame_vaddr = addr;
@@ -1217,12 +1217,12 @@ static void ehf_elf_by_shdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	u64 str_sh, stroff, strsize, sh, i;
 
 	if (!shoff || shstrndx >= shnum ||
-	    !sfu_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
+	    !elf_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
 		return;
 	str_sh = shoff + shstrndx * sizeof(Elf64_Shdr);
 	stroff = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
 	strsize = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
-	if (!sfu_in_file(e->f, stroff, strsize))
+	if (!elf_in_file(e->f, stroff, strsize))
 		return;
 	for (i = 0; i < shnum; i++) {
 		sh = shoff + i * sizeof(Elf64_Shdr);
@@ -1245,7 +1245,7 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	u64 ph, off, left, ptr, i;
 	const u8 *eh_frame;
 
-	if (!sfu_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
+	if (!elf_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
 		return;
 	for (i = 0; i < phnum; i++) {
 		ph = phoff + i * sizeof(Elf64_Phdr);
@@ -1257,14 +1257,14 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 	off = EHF_FIELD(e, ph, Elf64_Phdr, p_offset);
 	hdr.size = EHF_FIELD(e, ph, Elf64_Phdr, p_filesz);
 	hdr.vaddr = EHF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-	if (!sfu_in_file(e->f, off, hdr.size) || hdr.size <= EHF_HDR_PTR_OFF)
+	if (!elf_in_file(e->f, off, hdr.size) || hdr.size <= EHF_HDR_PTR_OFF)
 		return;
 	hdr.data = e->f->data + off;
 	c.end = hdr.size;
 	if (hdr.data[0] != EHF_HDR_VERSION ||
 	    ehf_get_ptr(&c, hdr.data[1], &ptr))
 		return;
-	eh_frame = sfu_elf_at_vaddr(e->f, ptr, &left);
+	eh_frame = elf_at_vaddr(e->f, ptr, &left);
 	if (!eh_frame)
 		return;
 	elf->eh_frame = eh_frame;
@@ -1285,7 +1285,7 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
  * Return: 0, -ENOEXEC if @f is not a 64-bit ELF file, or -ENOENT if it
  * has no .eh_frame.
  */
-int ehf_elf_open(const struct sfu_file *f, struct ehf_elf *elf,
+int ehf_elf_open(const struct elf_file *f, struct ehf_elf *elf,
 		 struct ehf_error *err)
 {
 	struct ehf_elf_ctx e = { .f = f };

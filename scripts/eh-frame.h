@@ -199,7 +199,7 @@ struct ehf_elf {
 	const char *how;	/* "section headers" or "PT_GNU_EH_FRAME" */
 };
 
-int ehf_elf_open(const struct sfu_file *f, struct ehf_elf *elf,
+int ehf_elf_open(const struct elf_file *f, struct ehf_elf *elf,
 		 struct ehf_error *err);
 
 void ehf_init(struct ehf_section *s, const struct ehf_elf *elf);

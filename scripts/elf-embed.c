@@ -32,28 +32,28 @@
 #define EMB_NEW_NAME		".sframe"
 #define EMB_OLD_NAME		".sframe.old"
 
-#define EMB_RD(e, p, type, field)	SFU_ELF_RD((e)->big, p, type, field)
-#define EMB_WR(e, p, type, field, v)	SFU_ELF_WR((e)->big, p, type, field, v)
+#define EMB_RD(e, p, type, field)	ELF_RD((e)->big, p, type, field)
+#define EMB_WR(e, p, type, field, v)	ELF_WR((e)->big, p, type, field, v)
 
 static u64 emb_align_up(u64 v, u64 a)
 {
 	return (v + a - 1) & ~(a - 1);
 }
 
-static int emb_fail(struct sfu_embed *e, int err, const char *what)
+static int emb_fail(struct elf_embed *e, int err, const char *what)
 {
 	snprintf(e->err, sizeof(e->err), "%s", what);
 	return err;
 }
 
-static const u8 *emb_phdr(const struct sfu_file *f, const struct sfu_embed *e,
+static const u8 *emb_phdr(const struct elf_file *f, const struct elf_embed *e,
 			  u32 i)
 {
 	return f->data + EMB_RD(e, f->data, Elf64_Ehdr, e_phoff) +
 	       (u64)i * sizeof(Elf64_Phdr);
 }
 
-static int emb_check_ehdr(const struct sfu_file *f, struct sfu_embed *e)
+static int emb_check_ehdr(const struct elf_file *f, struct elf_embed *e)
 {
 	const u8 *eh = f->data;
 	u64 phoff, phnum, type;
@@ -70,13 +70,13 @@ static int emb_check_ehdr(const struct sfu_file *f, struct sfu_embed *e)
 	phnum = EMB_RD(e, eh, Elf64_Ehdr, e_phnum);
 	if (EMB_RD(e, eh, Elf64_Ehdr, e_phentsize) != sizeof(Elf64_Phdr) ||
 	    !phnum || phnum + 2 >= PN_XNUM ||
-	    !sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+	    !elf_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
 		return emb_fail(e, -ENOEXEC, "bad program header table");
 	return 0;
 }
 
 /* The new segment's place: past the file and past the image. */
-static int emb_place(const struct sfu_file *f, struct sfu_embed *e)
+static int emb_place(const struct elf_file *f, struct elf_embed *e)
 {
 	u64 phnum = EMB_RD(e, f->data, Elf64_Ehdr, e_phnum);
 	u64 delta = 0, end = 0, va, align, last_va = 0, i;
@@ -116,13 +116,13 @@ static int emb_place(const struct sfu_file *f, struct sfu_embed *e)
 }
 
 /**
- * sfu_embed_plan() - decide where a section will go in a copy of a file
+ * elf_embed_plan() - decide where a section will go in a copy of a file
  * @f: the ELF file
  * @e: the plan; e->sframe_vaddr is the address to encode the section for
  *
  * Return: 0, or a negative errno with the reason in e->err.
  */
-int sfu_embed_plan(const struct sfu_file *f, struct sfu_embed *e)
+int elf_embed_plan(const struct elf_file *f, struct elf_embed *e)
 {
 	int ret;
 
@@ -141,7 +141,7 @@ int sfu_embed_plan(const struct sfu_file *f, struct sfu_embed *e)
 	return 0;
 }
 
-static void emb_set_phdr(const struct sfu_embed *e, u8 *ph, u32 type,
+static void emb_set_phdr(const struct elf_embed *e, u8 *ph, u32 type,
 			 u32 flags, u64 off, u64 va, u64 size, u64 align)
 {
 	EMB_WR(e, ph, Elf64_Phdr, p_type, type);
@@ -154,15 +154,15 @@ static void emb_set_phdr(const struct sfu_embed *e, u8 *ph, u32 type,
 	EMB_WR(e, ph, Elf64_Phdr, p_align, align);
 }
 
-static void emb_sframe_phdr(const struct sfu_embed *e, u8 *ph)
+static void emb_sframe_phdr(const struct elf_embed *e, u8 *ph)
 {
 	emb_set_phdr(e, ph, SFRAME_PT_GNU_SFRAME, PF_R, e->sframe_off,
 		     e->sframe_vaddr, e->sframe_size, EMB_ALIGN);
 }
 
 /* The grown program header table, at the start of the new segment. */
-static void emb_write_phdrs(const struct sfu_file *f,
-			    const struct sfu_embed *e, u8 *out)
+static void emb_write_phdrs(const struct elf_file *f,
+			    const struct elf_embed *e, u8 *out)
 {
 	u32 phnum = EMB_RD(e, f->data, Elf64_Ehdr, e_phnum), i, last = 0;
 	u8 *ph = out + e->seg_off;
@@ -202,7 +202,7 @@ struct emb_shdrs {
 	int old;		/* an existing .sframe section, or -1 */
 };
 
-static bool emb_is_sframe(const struct sfu_file *f, const struct sfu_embed *e,
+static bool emb_is_sframe(const struct elf_file *f, const struct elf_embed *e,
 			  const struct emb_shdrs *s, const u8 *sh)
 {
 	u64 name = EMB_RD(e, sh, Elf64_Shdr, sh_name);
@@ -215,7 +215,7 @@ static bool emb_is_sframe(const struct sfu_file *f, const struct sfu_embed *e,
 		       sizeof(EMB_NEW_NAME));
 }
 
-static int emb_read_shdrs(const struct sfu_file *f, struct sfu_embed *e,
+static int emb_read_shdrs(const struct elf_file *f, struct elf_embed *e,
 			  struct emb_shdrs *s)
 {
 	const u8 *eh = f->data, *sh;
@@ -232,12 +232,12 @@ static int emb_read_shdrs(const struct sfu_file *f, struct sfu_embed *e,
 	}
 	if (EMB_RD(e, eh, Elf64_Ehdr, e_shentsize) != sizeof(Elf64_Shdr) ||
 	    s->shnum + 1 >= SHN_LORESERVE || s->strndx >= s->shnum ||
-	    !sfu_in_file(f, s->shoff, (u64)s->shnum * sizeof(Elf64_Shdr)))
+	    !elf_in_file(f, s->shoff, (u64)s->shnum * sizeof(Elf64_Shdr)))
 		return emb_fail(e, -ENOEXEC, "bad section header table");
 	sh = eh + s->shoff + (u64)s->strndx * sizeof(Elf64_Shdr);
 	s->stroff = EMB_RD(e, sh, Elf64_Shdr, sh_offset);
 	s->strsize = EMB_RD(e, sh, Elf64_Shdr, sh_size);
-	if (!sfu_in_file(f, s->stroff, s->strsize))
+	if (!elf_in_file(f, s->stroff, s->strsize))
 		return emb_fail(e, -ENOEXEC, "bad section name table");
 	for (i = 0; i < s->shnum; i++)
 		if (emb_is_sframe(f, e, s,
@@ -247,8 +247,8 @@ static int emb_read_shdrs(const struct sfu_file *f, struct sfu_embed *e,
 }
 
 /* After the section: the names with ".sframe" added, then the headers. */
-static void emb_write_shdrs(const struct sfu_file *f,
-			    const struct sfu_embed *e,
+static void emb_write_shdrs(const struct elf_file *f,
+			    const struct elf_embed *e,
 			    const struct emb_shdrs *s, u8 *out, u64 at)
 {
 	u64 new_name = s->strsize, old_name = new_name + sizeof(EMB_NEW_NAME);
@@ -293,17 +293,17 @@ static u64 emb_shdrs_size(const struct emb_shdrs *s, u64 at)
 }
 
 /**
- * sfu_embed_write() - build a copy of a file with a section embedded
- * @f: the ELF file, as given to sfu_embed_plan()
+ * elf_embed_write() - build a copy of a file with a section embedded
+ * @f: the ELF file, as given to elf_embed_plan()
  * @e: the plan
  * @sec: the section, encoded for e->sframe_vaddr
  * @len: its size
- * @out: the new file; free with sfu_file_free()
+ * @out: the new file; free with elf_file_free()
  *
  * Return: 0, or a negative errno with the reason in e->err.
  */
-int sfu_embed_write(const struct sfu_file *f, struct sfu_embed *e,
-		    const u8 *sec, u64 len, struct sfu_file *out)
+int elf_embed_write(const struct elf_file *f, struct elf_embed *e,
+		    const u8 *sec, u64 len, struct elf_file *out)
 {
 	struct emb_shdrs s;
 	u64 end;

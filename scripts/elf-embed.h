@@ -10,10 +10,10 @@
 #include "../include/sframe/format.h"
 #include "elf-sframe.h"
 
-#define SFU_EMBED_ERR_MAX	160
+#define EMBED_ERR_MAX	160
 
-/* Where the new segment goes; filled in by sfu_embed_plan(). */
-struct sfu_embed {
+/* Where the new segment goes; filled in by elf_embed_plan(). */
+struct elf_embed {
 	bool big;
 	u64 seg_off;		/* file offset of the new segment */
 	u64 seg_vaddr;
@@ -24,11 +24,11 @@ struct sfu_embed {
 	u64 sframe_vaddr;
 	u64 sframe_size;
 	int old_sframe_ph;	/* an existing PT_GNU_SFRAME, or -1 */
-	char err[SFU_EMBED_ERR_MAX];
+	char err[EMBED_ERR_MAX];
 };
 
-int sfu_embed_plan(const struct sfu_file *f, struct sfu_embed *e);
-int sfu_embed_write(const struct sfu_file *f, struct sfu_embed *e,
-		    const u8 *sec, u64 len, struct sfu_file *out);
+int elf_embed_plan(const struct elf_file *f, struct elf_embed *e);
+int elf_embed_write(const struct elf_file *f, struct elf_embed *e,
+		    const u8 *sec, u64 len, struct elf_file *out);
 
 #endif /* _SCRIPTS_ELF_EMBED_H */

@@ -18,7 +18,7 @@
 #include "../include/sframe/note.h"
 #include "elf-sframe.h"
 
-int sfu_file_load(const char *path, struct sfu_file *f)
+int elf_file_load(const char *path, struct elf_file *f)
 {
 	FILE *fp = fopen(path, "rb");
 	long len;
@@ -47,100 +47,100 @@ close_file:
 	return -1;
 }
 
-void sfu_file_free(struct sfu_file *f)
+void elf_file_free(struct elf_file *f)
 {
 	free(f->data);
 	f->data = NULL;
 }
 
-struct sfu_elf {
-	const struct sfu_file *f;
+struct elf_view {
+	const struct elf_file *f;
 	bool big;		/* the file's byte order */
 };
 
-#define SFU_BYTE_BITS	8
-#define SFU_BYTE_MASK	0xff
+#define ELF_BYTE_BITS	8
+#define ELF_BYTE_MASK	0xff
 
 /**
- * sfu_elf_rd() - read an ELF field in the file's byte order
+ * elf_rd() - read an ELF field in the file's byte order
  * @big: the file is big-endian
  * @p: the field
  * @n: its size in bytes, at most 8
  *
  * Return: the value, whatever the host's byte order.
  */
-uint64_t sfu_elf_rd(bool big, const void *p, unsigned int n)
+uint64_t elf_rd(bool big, const void *p, unsigned int n)
 {
 	const uint8_t *b = p;
 	uint64_t v = 0;
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		v = (v << SFU_BYTE_BITS) | b[big ? i : n - 1 - i];
+		v = (v << ELF_BYTE_BITS) | b[big ? i : n - 1 - i];
 	return v;
 }
 
 /**
- * sfu_elf_wr() - write an ELF field in the file's byte order
+ * elf_wr() - write an ELF field in the file's byte order
  * @big: the file is big-endian
  * @p: the field
  * @n: its size in bytes, at most 8
  * @v: the value
  */
-void sfu_elf_wr(bool big, void *p, unsigned int n, uint64_t v)
+void elf_wr(bool big, void *p, unsigned int n, uint64_t v)
 {
 	uint8_t *b = p;
 	unsigned int i;
 
-	for (i = 0; i < n; i++, v >>= SFU_BYTE_BITS)
-		b[big ? n - 1 - i : i] = v & SFU_BYTE_MASK;
+	for (i = 0; i < n; i++, v >>= ELF_BYTE_BITS)
+		b[big ? n - 1 - i : i] = v & ELF_BYTE_MASK;
 }
 
-#define SFU_ELF_FIELD(e, p, type, field) \
-	SFU_ELF_RD((e)->big, p, type, field)
+#define ELF_FIELD(e, p, type, field) \
+	ELF_RD((e)->big, p, type, field)
 
 /**
- * sfu_in_file() - whether a range lies inside a loaded file
+ * elf_in_file() - whether a range lies inside a loaded file
  * @f: the file
  * @off: the range's offset
  * @len: its length
  *
  * Return: true if [@off, @off + @len) is inside @f, without overflow.
  */
-bool sfu_in_file(const struct sfu_file *f, uint64_t off, uint64_t len)
+bool elf_in_file(const struct elf_file *f, uint64_t off, uint64_t len)
 {
 	return off <= f->size && len <= f->size - off;
 }
 
-static int sfu_find_by_shdr(const struct sfu_elf *e,
-			    struct sfu_sframe_loc *loc)
+static int elf_find_by_shdr(const struct elf_view *e,
+			    struct elf_sframe_loc *loc)
 {
 	const uint8_t *eh = e->f->data, *sh, *str_sh;
-	uint64_t shoff = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shoff);
-	uint64_t shnum = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shnum);
-	uint64_t shstrndx = SFU_ELF_FIELD(e, eh, Elf64_Ehdr, e_shstrndx);
+	uint64_t shoff = ELF_FIELD(e, eh, Elf64_Ehdr, e_shoff);
+	uint64_t shnum = ELF_FIELD(e, eh, Elf64_Ehdr, e_shnum);
+	uint64_t shstrndx = ELF_FIELD(e, eh, Elf64_Ehdr, e_shstrndx);
 	uint64_t stroff, strsize, name, i;
 
 	if (!shoff || shstrndx >= shnum ||
-	    !sfu_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
+	    !elf_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
 		return -1;
 	str_sh = eh + shoff + shstrndx * sizeof(Elf64_Shdr);
-	stroff = SFU_ELF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
-	strsize = SFU_ELF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
-	if (!sfu_in_file(e->f, stroff, strsize))
+	stroff = ELF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
+	strsize = ELF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
+	if (!elf_in_file(e->f, stroff, strsize))
 		return -1;
 	for (i = 0; i < shnum; i++) {
 		sh = eh + shoff + i * sizeof(Elf64_Shdr);
-		name = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_name);
-		if (SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_type) !=
+		name = ELF_FIELD(e, sh, Elf64_Shdr, sh_name);
+		if (ELF_FIELD(e, sh, Elf64_Shdr, sh_type) !=
 		    SFRAME_SHT_GNU_SFRAME &&
 		    (name + sizeof(".sframe") > strsize ||
 		     strcmp((const char *)eh + stroff + name, ".sframe")))
 			continue;
-		loc->size = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_size);
-		loc->vaddr = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_addr);
-		name = SFU_ELF_FIELD(e, sh, Elf64_Shdr, sh_offset);
-		if (!sfu_in_file(e->f, name, loc->size))
+		loc->size = ELF_FIELD(e, sh, Elf64_Shdr, sh_size);
+		loc->vaddr = ELF_FIELD(e, sh, Elf64_Shdr, sh_addr);
+		name = ELF_FIELD(e, sh, Elf64_Shdr, sh_offset);
+		if (!elf_in_file(e->f, name, loc->size))
 			return -1;
 		loc->data = eh + name;
 		loc->name = ".sframe";
@@ -153,36 +153,36 @@ static int sfu_find_by_shdr(const struct sfu_elf *e,
  * The next program header of type @type, from index *@i on (which is
  * moved past it), or NULL; NULL too if the table is not inside the file.
  */
-static const uint8_t *sfu_next_phdr(const struct sfu_file *f, bool big,
+static const uint8_t *elf_next_phdr(const struct elf_file *f, bool big,
 				    uint32_t type, uint64_t *i)
 {
-	uint64_t phoff = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
-	uint64_t phnum = SFU_ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
+	uint64_t phoff = ELF_RD(big, f->data, Elf64_Ehdr, e_phoff);
+	uint64_t phnum = ELF_RD(big, f->data, Elf64_Ehdr, e_phnum);
 	const uint8_t *ph;
 
-	if (!phoff || !sfu_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
+	if (!phoff || !elf_in_file(f, phoff, phnum * sizeof(Elf64_Phdr)))
 		return NULL;
 	while (*i < phnum) {
 		ph = f->data + phoff + (*i)++ * sizeof(Elf64_Phdr);
-		if (SFU_ELF_RD(big, ph, Elf64_Phdr, p_type) == type)
+		if (ELF_RD(big, ph, Elf64_Phdr, p_type) == type)
 			return ph;
 	}
 	return NULL;
 }
 
-static int sfu_find_by_phdr(const struct sfu_elf *e,
-			    struct sfu_sframe_loc *loc)
+static int elf_find_by_phdr(const struct elf_view *e,
+			    struct elf_sframe_loc *loc)
 {
 	const uint8_t *ph;
 	uint64_t off, i = 0;
 
-	ph = sfu_next_phdr(e->f, e->big, SFRAME_PT_GNU_SFRAME, &i);
+	ph = elf_next_phdr(e->f, e->big, SFRAME_PT_GNU_SFRAME, &i);
 	if (!ph)
 		return -1;
-	off = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
-	loc->size = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
-	loc->vaddr = SFU_ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
-	if (!sfu_in_file(e->f, off, loc->size))
+	off = ELF_FIELD(e, ph, Elf64_Phdr, p_offset);
+	loc->size = ELF_FIELD(e, ph, Elf64_Phdr, p_filesz);
+	loc->vaddr = ELF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
+	if (!elf_in_file(e->f, off, loc->size))
 		return -1;
 	loc->data = e->f->data + off;
 	loc->name = "PT_GNU_SFRAME";
@@ -190,34 +190,34 @@ static int sfu_find_by_phdr(const struct sfu_elf *e,
 }
 
 /**
- * sfu_elf_at_vaddr() - the file's bytes at an address of its image
+ * elf_at_vaddr() - the file's bytes at an address of its image
  * @f: a 64-bit ELF file (either byte order)
  * @vaddr: an address inside the file contents of one of its PT_LOADs
  * @left: set to the bytes from there to the end of those contents
  *
  * Return: the byte at @vaddr, or NULL if no PT_LOAD holds it in the file.
  */
-const uint8_t *sfu_elf_at_vaddr(const struct sfu_file *f, uint64_t vaddr,
-				uint64_t *left)
+const uint8_t *elf_at_vaddr(const struct elf_file *f, uint64_t vaddr,
+			    uint64_t *left)
 {
 	bool big = f->data[EI_DATA] == ELFDATA2MSB;
 	uint64_t start, size, off, i = 0;
 	const uint8_t *ph;
 
-	while ((ph = sfu_next_phdr(f, big, PT_LOAD, &i))) {
-		start = SFU_ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
-		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
+	while ((ph = elf_next_phdr(f, big, PT_LOAD, &i))) {
+		start = ELF_RD(big, ph, Elf64_Phdr, p_vaddr);
+		size = ELF_RD(big, ph, Elf64_Phdr, p_filesz);
 		if (vaddr < start || vaddr - start >= size)
 			continue;
-		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset) + vaddr - start;
+		off = ELF_RD(big, ph, Elf64_Phdr, p_offset) + vaddr - start;
 		*left = size - (vaddr - start);
-		return sfu_in_file(f, off, *left) ? f->data + off : NULL;
+		return elf_in_file(f, off, *left) ? f->data + off : NULL;
 	}
 	return NULL;
 }
 
 /* Is a file of byte order @big the other byte order than this machine's? */
-static bool sfu_other_order(bool big)
+static bool elf_other_order(bool big)
 {
 	return big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 }
@@ -233,7 +233,7 @@ static bool sfu_other_order(bool big)
  *
  * Return: the build-id's length, or 0 if the file has none that fits.
  */
-size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
+size_t sfu_elf_build_id(const struct elf_file *f, uint8_t *id, size_t max)
 {
 	uint64_t off, size, i = 0;
 	const uint8_t *ph;
@@ -244,13 +244,13 @@ size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 	    f->data[EI_CLASS] != ELFCLASS64)
 		return 0;
 	big = f->data[EI_DATA] == ELFDATA2MSB;
-	while ((ph = sfu_next_phdr(f, big, PT_NOTE, &i))) {
-		off = SFU_ELF_RD(big, ph, Elf64_Phdr, p_offset);
-		size = SFU_ELF_RD(big, ph, Elf64_Phdr, p_filesz);
-		if (!sfu_in_file(f, off, size))
+	while ((ph = elf_next_phdr(f, big, PT_NOTE, &i))) {
+		off = ELF_RD(big, ph, Elf64_Phdr, p_offset);
+		size = ELF_RD(big, ph, Elf64_Phdr, p_filesz);
+		if (!elf_in_file(f, off, size))
 			continue;
 		n = sfu_note_build_id(f->data + off, size,
-				      sfu_other_order(big), id,
+				      elf_other_order(big), id,
 				      max < U32_MAX ? max : U32_MAX);
 		if (n)
 			return n;
@@ -259,16 +259,16 @@ size_t sfu_elf_build_id(const struct sfu_file *f, uint8_t *id, size_t max)
 }
 
 /**
- * sfu_find_sframe() - locate the SFrame data of a loaded file
+ * elf_find_sframe() - locate the SFrame data of a loaded file
  * @f: the file
  * @loc: where the section is described
  *
  * Return: 0, or -1 if the file is neither a 64-bit ELF with SFrame data
  * nor a raw SFrame section.
  */
-int sfu_find_sframe(const struct sfu_file *f, struct sfu_sframe_loc *loc)
+int elf_find_sframe(const struct elf_file *f, struct elf_sframe_loc *loc)
 {
-	struct sfu_elf e = { .f = f };
+	struct elf_view e = { .f = f };
 
 	memset(loc, 0, sizeof(*loc));
 	if (f->size >= sizeof(struct sframe_preamble) &&
@@ -283,8 +283,8 @@ int sfu_find_sframe(const struct sfu_file *f, struct sfu_sframe_loc *loc)
 	    f->data[EI_CLASS] != ELFCLASS64)
 		return -1;
 	e.big = f->data[EI_DATA] == ELFDATA2MSB;
-	loc->machine = SFU_ELF_FIELD(&e, f->data, Elf64_Ehdr, e_machine);
-	if (!sfu_find_by_shdr(&e, loc) || !sfu_find_by_phdr(&e, loc))
+	loc->machine = ELF_FIELD(&e, f->data, Elf64_Ehdr, e_machine);
+	if (!elf_find_by_shdr(&e, loc) || !elf_find_by_phdr(&e, loc))
 		return 0;
 	return -1;
 }

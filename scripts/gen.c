@@ -184,7 +184,7 @@ struct gen {
 	u32 nr_eh_fdes;		/* FDEs in .eh_frame */
 	u32 merged;		/* functions merged into the one before */
 	u64 pad_bytes;		/* padding between them, now described */
-	const struct sfu_file *file;
+	const struct elf_file *file;
 	u32 nr_plt;		/* PLT FDEs made from ld's CFA expression */
 	gen_row_fn row_fn;	/* gen_dump_rows()'s */
 	void *row_arg;
@@ -461,7 +461,7 @@ static u32 gen_a64_pad(const u8 *p, u64 n, bool big)
 
 	if (n < GEN_A64_INSN)
 		return 0;
-	w = (u32)sfu_elf_rd(big, p, GEN_A64_INSN);
+	w = (u32)elf_rd(big, p, GEN_A64_INSN);
 	return w == GEN_A64_NOP || !w ? GEN_A64_INSN : 0;
 }
 
@@ -469,10 +469,10 @@ static u32 gen_a64_pad(const u8 *p, u64 n, bool big)
 static u32 gen_s390_pad(const u8 *p, u64 n, bool big)
 {
 	if (n >= GEN_S390_HALF &&
-	    sfu_elf_rd(big, p, GEN_S390_HALF) == GEN_S390_NOPR)
+	    elf_rd(big, p, GEN_S390_HALF) == GEN_S390_NOPR)
 		return GEN_S390_HALF;
 	if (n >= 2 * GEN_S390_HALF &&
-	    sfu_elf_rd(big, p, 2 * GEN_S390_HALF) == GEN_S390_NOP)
+	    elf_rd(big, p, 2 * GEN_S390_HALF) == GEN_S390_NOP)
 		return 2 * GEN_S390_HALF;
 	return 0;
 }
@@ -924,7 +924,7 @@ static u32 gen_enc_fdes(const struct gen *g, struct sfu_enc_fde *out)
 static bool gen_is_padding(const struct gen *g, u64 from, u64 to)
 {
 	u64 at = 0, n = to - from, left;
-	const u8 *p = sfu_elf_at_vaddr(g->file, from, &left);
+	const u8 *p = elf_at_vaddr(g->file, from, &left);
 	u32 len;
 
 	if (!p || left < n)
@@ -1166,18 +1166,18 @@ static int gen_reencode(struct gen *g, struct gen_result *r)
 {
 	char msg[GEN_ERR_MAX];
 	struct sfu_enc_params p;
-	struct sfu_sframe_loc loc;
-	struct sfu_reenc re;
+	struct elf_sframe_loc loc;
+	struct reenc re;
 	int ret;
 
-	if (sfu_find_sframe(g->file, &loc) || !loc.machine)
+	if (elf_find_sframe(g->file, &loc) || !loc.machine)
 		return gen_fail(g, -ENOENT, "%s: no SFrame section to upgrade",
 				g->o.in);
-	ret = sfu_reenc_load(loc.data, loc.size, loc.vaddr, &re, msg,
-			     sizeof(msg));
+	ret = reenc_load(loc.data, loc.size, loc.vaddr, &re, msg,
+			 sizeof(msg));
 	if (ret)
 		return gen_fail(g, ret, "%s: %s: %s", g->o.in, loc.name, msg);
-	sfu_reenc_v3_params(&re, g->o.vaddr, &p);
+	reenc_v3_params(&re, g->o.vaddr, &p);
 	g->plain_bytes = sfu_encode(&p, re.fdes, re.nr_fdes, NULL, 0);
 	ret = gen_encode_fdes(g, re.fdes, re.nr_fdes, &p, &r->buf);
 	if (!ret) {
@@ -1188,7 +1188,7 @@ static int gen_reencode(struct gen *g, struct gen_result *r)
 		r->stats.old_bytes = loc.size;
 		r->stats.old_fdes = re.nr_fdes;
 	}
-	sfu_reenc_free(&re);
+	reenc_free(&re);
 	return ret;
 }
 
@@ -1396,7 +1396,7 @@ static int gen_pick_arch(struct gen *g)
 }
 
 /* Check the ELF file loaded at @f and pick its architecture. */
-static int gen_open_loaded(struct gen *g, const struct sfu_file *f)
+static int gen_open_loaded(struct gen *g, const struct elf_file *f)
 {
 	struct ehf_error err;
 	int ret;
@@ -1413,7 +1413,7 @@ static int gen_open_loaded(struct gen *g, const struct sfu_file *f)
 
 /* Start on the ELF file @f for @o; gen_end() after, even on failure. */
 static int gen_begin(struct gen *g, const struct gen_opts *o,
-		     const struct sfu_file *f, struct gen_err *err)
+		     const struct elf_file *f, struct gen_err *err)
 {
 	int ret;
 
@@ -1439,12 +1439,12 @@ static void gen_end(struct gen *g)
 /* GEN_VADDR_PAST_IMAGE: the address `sframe-gen --embed` gives it. */
 static int gen_place(struct gen *g)
 {
-	struct sfu_embed plan;
+	struct elf_embed plan;
 	int ret;
 
 	if (g->o.vaddr != GEN_VADDR_PAST_IMAGE)
 		return 0;
-	ret = sfu_embed_plan(g->file, &plan);
+	ret = elf_embed_plan(g->file, &plan);
 	if (ret)
 		return gen_fail(g, ret, "%s: %s", g->o.in, plan.err);
 	g->o.vaddr = plan.sframe_vaddr;
@@ -1482,7 +1482,7 @@ static int gen_new_section(struct gen *g, struct gen_result *r)
 typedef int (*gen_step_fn)(struct gen *g, struct gen_result *r);
 
 /* Read the file's CFI, place the section, then @step makes @r. */
-static int gen_call(const struct gen_opts *o, const struct sfu_file *f,
+static int gen_call(const struct gen_opts *o, const struct elf_file *f,
 		    struct gen_result *r, struct gen_err *err,
 		    gen_step_fn step)
 {
@@ -1517,7 +1517,7 @@ static int gen_call(const struct gen_opts *o, const struct sfu_file *f,
  * Return: 0 and @r to free with gen_result_free(), or a negative error
  * code with @err's message (and @r empty).
  */
-int gen_generate(const struct gen_opts *o, const struct sfu_file *f,
+int gen_generate(const struct gen_opts *o, const struct elf_file *f,
 		 struct gen_result *r, struct gen_err *err)
 {
 	return gen_call(o, f, r, err, gen_new_section);
@@ -1537,7 +1537,7 @@ int gen_generate(const struct gen_opts *o, const struct sfu_file *f,
  * Return: 0 and @r to free with gen_result_free(), or a negative error
  * code with @err's message (and @r empty).
  */
-int gen_upgrade(const struct gen_opts *o, const struct sfu_file *f,
+int gen_upgrade(const struct gen_opts *o, const struct elf_file *f,
 		struct gen_result *r, struct gen_err *err)
 {
 	return gen_call(o, f, r, err, gen_reencode);
@@ -1565,7 +1565,7 @@ void gen_result_free(struct gen_result *r)
  *
  * Return: 0, or a negative error code with @err's message.
  */
-int gen_dump_rows(const struct gen_opts *o, const struct sfu_file *f,
+int gen_dump_rows(const struct gen_opts *o, const struct elf_file *f,
 		  gen_row_fn fn, void *arg, struct gen_err *err)
 {
 	struct gen g;
@@ -1596,16 +1596,16 @@ int gen_dump_rows(const struct gen_opts *o, const struct sfu_file *f,
  * Return: 0, -EEXIST if the file has an SFrame section of its own, or
  * another negative error code; on failure, @err's message says why.
  */
-int gen_section(const struct gen_opts *o, const struct sfu_file *f,
+int gen_section(const struct gen_opts *o, const struct elf_file *f,
 		u8 **bufp, u64 *lenp, u64 *vaddrp, struct gen_err *err)
 {
-	struct sfu_sframe_loc loc;
+	struct elf_sframe_loc loc;
 	struct gen g;
 	int ret;
 
 	*bufp = NULL;
 	ret = gen_begin(&g, o, f, err);
-	if (!ret && !sfu_find_sframe(f, &loc) && loc.machine)
+	if (!ret && !elf_find_sframe(f, &loc) && loc.machine)
 		ret = gen_fail(&g, -EEXIST, "%s: has SFrame of its own",
 			       o->in);
 	if (!ret)

@@ -123,14 +123,14 @@ struct gen_row {
 
 typedef void (*gen_row_fn)(const struct gen_row *row, void *arg);
 
-int gen_generate(const struct gen_opts *o, const struct sfu_file *f,
+int gen_generate(const struct gen_opts *o, const struct elf_file *f,
 		 struct gen_result *r, struct gen_err *err);
-int gen_upgrade(const struct gen_opts *o, const struct sfu_file *f,
+int gen_upgrade(const struct gen_opts *o, const struct elf_file *f,
 		struct gen_result *r, struct gen_err *err);
 void gen_result_free(struct gen_result *r);
-int gen_dump_rows(const struct gen_opts *o, const struct sfu_file *f,
+int gen_dump_rows(const struct gen_opts *o, const struct elf_file *f,
 		  gen_row_fn fn, void *arg, struct gen_err *err);
-int gen_section(const struct gen_opts *o, const struct sfu_file *f,
+int gen_section(const struct gen_opts *o, const struct elf_file *f,
 		u8 **bufp, u64 *lenp, u64 *vaddrp, struct gen_err *err);
 const char *gen_why_text(enum gen_why why);
 

@@ -28,24 +28,24 @@
 #include "../include/sframe/version.h"
 #include "elf-sframe.h"
 
-#define SFU_DUMP_MAX_PCS	64
+#define DUMP_MAX_PCS	64
 /* Column widths of readelf's FRE table. */
 #define RE_COL_CFA	10
 #define RE_COL_FP	10
 #define RE_COL_RA	13
 
-enum sfu_dump_format { DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND };
+enum dump_format { DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND };
 
-struct sfu_dump {
+struct dump {
 	struct sfu_section sec;
-	enum sfu_dump_format format;
-	u64 pcs[SFU_DUMP_MAX_PCS];
+	enum dump_format format;
+	u64 pcs[DUMP_MAX_PCS];
 	unsigned int nr_pcs;
 	bool validate;
 	const char *path;
 };
 
-static void sfu_report(struct sfu_dump *d, const char *what, int err)
+static void dump_report(struct dump *d, const char *what, int err)
 {
 	fprintf(stderr, "sframe-dump: %s: %s: %s", d->path, what,
 		sfu_strerror(err));
@@ -263,7 +263,7 @@ static void re_fre(const struct sfu_fde *fde, const struct sfu_fre *fre)
 	printf("%-*s", RE_COL_RA, tmp);
 }
 
-static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+static int re_fde(struct dump *d, const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_fre fre;
@@ -291,7 +291,7 @@ static int re_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int re_elem(struct sfu_dump *d, const struct sfu_elem *e)
+static int re_elem(struct dump *d, const struct sfu_elem *e)
 {
 	struct sfu_fde fde;
 	u32 i;
@@ -312,7 +312,7 @@ static int re_elem(struct sfu_dump *d, const struct sfu_elem *e)
 
 /* ---- native output ---- */
 
-static void nat_rule(struct sfu_dump *d, const struct sfu_fde *fde,
+static void nat_rule(struct dump *d, const struct sfu_fde *fde,
 		     const struct sfu_fre *fre)
 {
 	char buf[SFU_RULE_STR_MAX];
@@ -329,7 +329,7 @@ static void nat_rule(struct sfu_dump *d, const struct sfu_fde *fde,
 	printf("%s\n", buf);
 }
 
-static int nat_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+static int nat_fde(struct dump *d, const struct sfu_fde *fde)
 {
 	struct sfu_fre_iter it;
 	struct sfu_fre fre;
@@ -353,7 +353,7 @@ static int nat_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	return ret == -ENOENT ? 0 : ret;
 }
 
-static int nat_elem(struct sfu_dump *d, const struct sfu_elem *e, u32 n)
+static int nat_elem(struct dump *d, const struct sfu_elem *e, u32 n)
 {
 	struct sfu_fde fde;
 	u32 i;
@@ -375,7 +375,7 @@ static int nat_elem(struct sfu_dump *d, const struct sfu_elem *e, u32 n)
 
 /* ---- per-address tables ---- */
 
-static void pc_line(struct sfu_dump *d, u64 pc, int ret,
+static void pc_line(struct dump *d, u64 pc, int ret,
 		    const struct sfu_rule *rule, u8 abi)
 {
 	char buf[SFU_RULE_STR_MAX];
@@ -389,7 +389,7 @@ static void pc_line(struct sfu_dump *d, u64 pc, int ret,
 }
 
 /* Every address of @fde by lookup (sfu_find_rule). */
-static void all_pcs_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+static void all_pcs_fde(struct dump *d, const struct sfu_fde *fde)
 {
 	struct sfu_rule rule;
 	u64 pc;
@@ -402,7 +402,7 @@ static void all_pcs_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 }
 
 /* Every address of @fde from the row table walked in order. */
-static int expand_fde(struct sfu_dump *d, const struct sfu_fde *fde)
+static int expand_fde(struct dump *d, const struct sfu_fde *fde)
 {
 	struct sfu_fre *fres = calloc(fde->num_fres + 1, sizeof(*fres));
 	struct sfu_fre_iter it;
@@ -437,7 +437,7 @@ static int expand_fde(struct sfu_dump *d, const struct sfu_fde *fde)
 	return ret;
 }
 
-static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
+static int table_elem(struct dump *d, const struct sfu_elem *e)
 {
 	struct sfu_fde fde;
 	u32 i;
@@ -458,7 +458,7 @@ static int table_elem(struct sfu_dump *d, const struct sfu_elem *e)
 	return 0;
 }
 
-static int dump_section(struct sfu_dump *d, const struct sfu_sframe_loc *loc)
+static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 {
 	struct sfu_rule rule;
 	unsigned int i;
@@ -468,7 +468,7 @@ static int dump_section(struct sfu_dump *d, const struct sfu_sframe_loc *loc)
 	if (d->validate) {
 		ret = sfu_section_validate(&d->sec);
 		if (ret)
-			sfu_report(d, "validation failed", ret);
+			dump_report(d, "validation failed", ret);
 		return ret ? 1 : 0;
 	}
 	if (d->nr_pcs) {
@@ -497,7 +497,7 @@ static int dump_section(struct sfu_dump *d, const struct sfu_sframe_loc *loc)
 			ret = table_elem(d, &d->sec.elems[n]);
 	}
 	if (ret)
-		sfu_report(d, "decode failed", ret);
+		dump_report(d, "decode failed", ret);
 	return ret ? 1 : 0;
 }
 
@@ -529,7 +529,7 @@ static u64 parse_addr(const char *s)
 	return v;
 }
 
-static void parse_args(struct sfu_dump *d, int argc, char **argv,
+static void parse_args(struct dump *d, int argc, char **argv,
 		       u64 *vaddr, bool *have_vaddr)
 {
 	static const struct option opts[] = {
@@ -554,7 +554,7 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 				print_usage_and_exit();
 			break;
 		case 'p':
-			if (d->nr_pcs == SFU_DUMP_MAX_PCS)
+			if (d->nr_pcs == DUMP_MAX_PCS)
 				print_usage_and_exit();
 			d->pcs[d->nr_pcs++] = parse_addr(optarg);
 			break;
@@ -588,22 +588,22 @@ static void parse_args(struct sfu_dump *d, int argc, char **argv,
 
 int main(int argc, char **argv)
 {
-	static struct sfu_dump d;
+	static struct dump d;
 	bool have_vaddr = false;
-	struct sfu_sframe_loc loc;
-	struct sfu_file f;
+	struct elf_sframe_loc loc;
+	struct elf_file f;
 	u64 vaddr = 0;
 	int ret;
 
 	parse_args(&d, argc, argv, &vaddr, &have_vaddr);
-	if (sfu_file_load(d.path, &f)) {
+	if (elf_file_load(d.path, &f)) {
 		perror(d.path);
 		return 2;
 	}
-	if (sfu_find_sframe(&f, &loc)) {
+	if (elf_find_sframe(&f, &loc)) {
 		fprintf(stderr, "sframe-dump: %s: no SFrame section\n",
 			d.path);
-		sfu_file_free(&f);
+		elf_file_free(&f);
 		return 2;
 	}
 	if (have_vaddr)
@@ -611,12 +611,12 @@ int main(int argc, char **argv)
 	ret = sfu_section_init(&d.sec, (unsigned long)loc.data, loc.size,
 			       loc.vaddr, SFU_MEM_KERNEL, SFU_ABI_ANY);
 	if (ret) {
-		sfu_report(&d, "bad section", ret);
-		sfu_file_free(&f);
+		dump_report(&d, "bad section", ret);
+		elf_file_free(&f);
 		return 1;
 	}
 	ret = dump_section(&d, &loc);
 	sfu_section_destroy(&d.sec);
-	sfu_file_free(&f);
+	elf_file_free(&f);
 	return ret;
 }

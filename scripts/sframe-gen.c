@@ -270,17 +270,17 @@ static int gen_write_file(const char *path, const u8 *buf, size_t len,
  * The copy of the input with the section embedded, where the generator
  * placed it (GEN_VADDR_PAST_IMAGE: the same plan).
  */
-static int gen_embed(const struct gen_cmd *c, const struct sfu_file *in,
+static int gen_embed(const struct gen_cmd *c, const struct elf_file *in,
 		     const struct gen_result *r)
 {
-	struct sfu_embed plan;
-	struct sfu_file out;
+	struct elf_embed plan;
+	struct elf_file out;
 	struct stat st;
 	int ret;
 
-	ret = sfu_embed_plan(in, &plan);
+	ret = elf_embed_plan(in, &plan);
 	if (!ret)
-		ret = sfu_embed_write(in, &plan, r->buf, r->len, &out);
+		ret = elf_embed_write(in, &plan, r->buf, r->len, &out);
 	if (ret) {
 		fprintf(stderr, "sframe-gen: %s: %s\n", c->o.in, plan.err);
 		return ret;
@@ -289,11 +289,11 @@ static int gen_embed(const struct gen_cmd *c, const struct sfu_file *in,
 		st.st_mode = GEN_MODE_DEFAULT;
 	ret = gen_write_file(c->embed, out.data, out.size,
 			     st.st_mode & GEN_MODE_MASK);
-	sfu_file_free(&out);
+	elf_file_free(&out);
 	return ret;
 }
 
-static int gen_output(const struct gen_cmd *c, const struct sfu_file *in,
+static int gen_output(const struct gen_cmd *c, const struct elf_file *in,
 		      const struct gen_result *r)
 {
 	int ret = 0;
@@ -308,7 +308,7 @@ static int gen_output(const struct gen_cmd *c, const struct sfu_file *in,
 /* ---- the command ---- */
 
 /* Generate (or upgrade), write, and report. */
-static int gen_cmd_make(struct gen_cmd *c, const struct sfu_file *f)
+static int gen_cmd_make(struct gen_cmd *c, const struct elf_file *f)
 {
 	struct gen_result r;
 	struct gen_err err;
@@ -338,7 +338,7 @@ free_result:
 	return ret;
 }
 
-static int gen_cmd_run(struct gen_cmd *c, const struct sfu_file *f)
+static int gen_cmd_run(struct gen_cmd *c, const struct elf_file *f)
 {
 	struct gen_err err;
 	int ret;
@@ -354,15 +354,15 @@ static int gen_cmd_run(struct gen_cmd *c, const struct sfu_file *f)
 int main(int argc, char **argv)
 {
 	struct gen_cmd c = { .o.warn = gen_print_warn };
-	struct sfu_file f;
+	struct elf_file f;
 	int ret;
 
 	gen_parse_args(&c, argc, argv);
-	if (sfu_file_load(c.o.in, &f)) {
+	if (elf_file_load(c.o.in, &f)) {
 		perror(c.o.in);
 		return 1;
 	}
 	ret = gen_cmd_run(&c, &f);
-	sfu_file_free(&f);
+	elf_file_free(&f);
 	return ret ? 1 : 0;
 }

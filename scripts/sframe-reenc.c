@@ -2,7 +2,7 @@
 /*
  * Re-encoding of an SFrame section.
  *
- * sfu_reenc_load() walks every FDE and FRE of a section with the project's
+ * reenc_load() walks every FDE and FRE of a section with the project's
  * decoder and rebuilds the encoder's description of it.  Written again by
  * sfu_encode() as V3, the section gives the decoder the same rule at every
  * address:
@@ -37,22 +37,22 @@
 #include "../include/sframe/decode.h"
 #include "sframe-reenc.h"
 
-struct sfu_reenc_ctx {
+struct reenc_ctx {
 	struct sfu_section sec;
-	struct sfu_reenc *out;
+	struct reenc *out;
 	u32 fres_cap;
 	char *err;
 	size_t errlen;
 };
 
 /* Sort key: the function start, then the position in the section. */
-struct sfu_reenc_key {
+struct reenc_key {
 	u64 start;
 	u32 pos;
 };
 
 static int __attribute__((format(printf, 3, 4)))
-sfu_reenc_fail(struct sfu_reenc_ctx *c, int ret, const char *fmt, ...)
+reenc_fail(struct reenc_ctx *c, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,22 +65,22 @@ sfu_reenc_fail(struct sfu_reenc_ctx *c, int ret, const char *fmt, ...)
 }
 
 /* A decoder refusal, in the decoder's words. */
-static int sfu_reenc_decoder_fail(struct sfu_reenc_ctx *c, int ret)
+static int reenc_decoder_fail(struct reenc_ctx *c, int ret)
 {
 	if (!c->sec.diag.what)
-		return sfu_reenc_fail(c, ret, "%s", sfu_strerror(ret));
-	return sfu_reenc_fail(c, ret, "%s: %s at section offset 0x%" PRIx64,
+		return reenc_fail(c, ret, "%s", sfu_strerror(ret));
+	return reenc_fail(c, ret, "%s: %s at section offset 0x%" PRIx64,
 			      sfu_strerror(ret), c->sec.diag.what,
 			      c->sec.diag.off);
 }
 
-static u64 sfu_reenc_fde_off(const struct sfu_fde *fde)
+static u64 reenc_fde_off(const struct sfu_fde *fde)
 {
 	return fde->elem->fde_off + (u64)fde->idx * fde->elem->fde_size;
 }
 
 /* One element becomes part of one V3 element: its header must agree. */
-static int sfu_reenc_check_elems(struct sfu_reenc_ctx *c)
+static int reenc_check_elems(struct reenc_ctx *c)
 {
 	const struct sfu_elem *e0 = &c->sec.elems[0], *e;
 	u32 i;
@@ -90,7 +90,7 @@ static int sfu_reenc_check_elems(struct sfu_reenc_ctx *c)
 		if (e->abi == e0->abi && e->fixed_fp == e0->fixed_fp &&
 		    e->fixed_ra == e0->fixed_ra)
 			continue;
-		return sfu_reenc_fail(c, -EOPNOTSUPP,
+		return reenc_fail(c, -EOPNOTSUPP,
 				      "element %u at section offset 0x%" PRIx64
 				      ": ABI or fixed FP/RA offsets differ from element 0; one V3 element cannot hold both",
 				      i, e->off);
@@ -99,8 +99,8 @@ static int sfu_reenc_check_elems(struct sfu_reenc_ctx *c)
 }
 
 /* The data words of a flexible FRE that are unsigned control words. */
-static u8 sfu_reenc_ctrl_mask(const struct sfu_fde *fde,
-			      const struct sfu_fre *fre)
+static u8 reenc_ctrl_mask(const struct sfu_fde *fde,
+			  const struct sfu_fre *fre)
 {
 	if (fde->fde_type != SFRAME_FDE_TYPE_FLEX)
 		return 0;
@@ -128,8 +128,8 @@ static u8 sfu_reenc_ctrl_mask(const struct sfu_fde *fde,
  * V2 s390x only: an RA or FP word with bit 0 set names a register.  In V3
  * the same word in a default FDE is a CFA-relative slot.
  */
-static int sfu_reenc_check_words(struct sfu_reenc_ctx *c,
-				 const struct sfu_fde *fde,
+static int reenc_check_words(struct reenc_ctx *c,
+			     const struct sfu_fde *fde,
 				 const struct sfu_fre *fre, u64 fre_off)
 {
 	const struct sfu_elem *e = fde->elem;
@@ -144,13 +144,13 @@ static int sfu_reenc_check_words(struct sfu_reenc_ctx *c,
 		w = sfu_fre_sword(fre, i);
 		if (!SFRAME_V2_S390X_OFFSET_IS_REGNUM(w))
 			continue;
-		return sfu_reenc_fail(c, -EOPNOTSUPP,
+		return reenc_fail(c, -EOPNOTSUPP,
 				      "FDE %u (function 0x%" PRIx64
 				      ", FDE at section offset 0x%" PRIx64
 				      "): FRE at section offset 0x%" PRIx64
 				      " keeps the %s in register %u (s390x V2 register word); a V3 default FDE cannot express that",
 				      e->first_id + fde->idx, fde->start,
-				      sfu_reenc_fde_off(fde), fre_off,
+				      reenc_fde_off(fde), fre_off,
 				      i == SFRAME_FRE_RA_OFFSET_IDX &&
 				      e->fixed_ra == SFRAME_CFA_FIXED_RA_INVALID ?
 				      "RA" : "FP",
@@ -159,8 +159,8 @@ static int sfu_reenc_check_words(struct sfu_reenc_ctx *c,
 	return 0;
 }
 
-static void sfu_reenc_fre(const struct sfu_fde *fde, const struct sfu_fre *fre,
-			  struct sfu_enc_fre *f)
+static void reenc_fre(const struct sfu_fde *fde, const struct sfu_fre *fre,
+		      struct sfu_enc_fre *f)
 {
 	unsigned int i;
 
@@ -169,14 +169,14 @@ static void sfu_reenc_fre(const struct sfu_fde *fde, const struct sfu_fre *fre,
 	f->base = SFRAME_FRE_CFA_BASE_REG_ID(fre->info);
 	f->mangled = SFRAME_FRE_MANGLED_RA_P(fre->info);
 	f->nr_words = fre->nr_words;
-	f->ctrl_mask = sfu_reenc_ctrl_mask(fde, fre);
+	f->ctrl_mask = reenc_ctrl_mask(fde, fre);
 	for (i = 0; i < fre->nr_words; i++)
 		f->words[i] = f->ctrl_mask & BIT(i) ? (s32)fre->words[i] :
 			      sfu_fre_sword(fre, i);
 }
 
-static void sfu_reenc_fde_head(const struct sfu_fde *fde,
-			       struct sfu_enc_fde *d)
+static void reenc_fde_head(const struct sfu_fde *fde,
+			   struct sfu_enc_fde *d)
 {
 	bool v3 = fde->elem->version == SFRAME_VERSION_3;
 
@@ -193,10 +193,10 @@ static void sfu_reenc_fde_head(const struct sfu_fde *fde,
 		d->fde_type = SFRAME_FDE_TYPE_FLEX;
 }
 
-static int sfu_reenc_fde(struct sfu_reenc_ctx *c, const struct sfu_elem *e,
-			 u32 idx, struct sfu_enc_fde *d)
+static int reenc_fde(struct reenc_ctx *c, const struct sfu_elem *e,
+		     u32 idx, struct sfu_enc_fde *d)
 {
-	struct sfu_reenc *r = c->out;
+	struct reenc *r = c->out;
 	struct sfu_enc_fre *fres = r->fres + r->nr_fres;
 	struct sfu_fre_iter it;
 	struct sfu_fre fre;
@@ -206,13 +206,13 @@ static int sfu_reenc_fde(struct sfu_reenc_ctx *c, const struct sfu_elem *e,
 
 	ret = sfu_read_fde(&c->sec, e, idx, &fde);
 	if (ret)
-		return sfu_reenc_decoder_fail(c, ret);
+		return reenc_decoder_fail(c, ret);
 	if (fde.num_fres > c->fres_cap - r->nr_fres)
-		return sfu_reenc_fail(c, -EBADMSG,
+		return reenc_fail(c, -EBADMSG,
 				      "FDE at section offset 0x%" PRIx64
 				      ": FDEs claim more FREs than the headers",
-				      sfu_reenc_fde_off(&fde));
-	sfu_reenc_fde_head(&fde, d);
+				      reenc_fde_off(&fde));
+	reenc_fde_head(&fde, d);
 	d->fres = fres;
 	sfu_fre_iter_init(&fde, &it);
 	for (;;) {
@@ -221,19 +221,19 @@ static int sfu_reenc_fde(struct sfu_reenc_ctx *c, const struct sfu_elem *e,
 		if (ret == -ENOENT)
 			break;
 		if (ret)
-			return sfu_reenc_decoder_fail(c, ret);
-		ret = sfu_reenc_check_words(c, &fde, &fre, fre_off);
+			return reenc_decoder_fail(c, ret);
+		ret = reenc_check_words(c, &fde, &fre, fre_off);
 		if (ret)
 			return ret;
-		sfu_reenc_fre(&fde, &fre, &fres[d->nr_fres++]);
+		reenc_fre(&fde, &fre, &fres[d->nr_fres++]);
 	}
 	r->nr_fres += d->nr_fres;
 	return 0;
 }
 
-static int sfu_reenc_key_cmp(const void *a, const void *b)
+static int reenc_key_cmp(const void *a, const void *b)
 {
-	const struct sfu_reenc_key *x = a, *y = b;
+	const struct reenc_key *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -241,10 +241,10 @@ static int sfu_reenc_key_cmp(const void *a, const void *b)
 }
 
 /* Order the FDEs by start address; equal starts keep their order. */
-static int sfu_reenc_sort(struct sfu_reenc_ctx *c)
+static int reenc_sort(struct reenc_ctx *c)
 {
-	struct sfu_reenc *r = c->out;
-	struct sfu_reenc_key *keys;
+	struct reenc *r = c->out;
+	struct reenc_key *keys;
 	struct sfu_enc_fde *sorted;
 	u32 i;
 
@@ -258,13 +258,13 @@ static int sfu_reenc_sort(struct sfu_reenc_ctx *c)
 	if (!keys || !sorted) {
 		free(keys);
 		free(sorted);
-		return sfu_reenc_fail(c, -ENOMEM, "out of memory");
+		return reenc_fail(c, -ENOMEM, "out of memory");
 	}
 	for (i = 0; i < r->nr_fdes; i++) {
 		keys[i].start = r->fdes[i].start;
 		keys[i].pos = i;
 	}
-	qsort(keys, r->nr_fdes, sizeof(*keys), sfu_reenc_key_cmp);
+	qsort(keys, r->nr_fdes, sizeof(*keys), reenc_key_cmp);
 	for (i = 0; i < r->nr_fdes; i++)
 		sorted[i] = r->fdes[keys[i].pos];
 	free(keys);
@@ -273,38 +273,38 @@ static int sfu_reenc_sort(struct sfu_reenc_ctx *c)
 	return 0;
 }
 
-static int sfu_reenc_alloc(struct sfu_reenc_ctx *c)
+static int reenc_alloc(struct reenc_ctx *c)
 {
-	struct sfu_reenc *r = c->out;
+	struct reenc *r = c->out;
 	u64 fres = 0;
 	u32 i;
 
 	for (i = 0; i < c->sec.nr_elems; i++)
 		fres += c->sec.elems[i].num_fres;
 	if (fres > UINT32_MAX)
-		return sfu_reenc_fail(c, -E2BIG, "more than 2^32 FREs");
+		return reenc_fail(c, -E2BIG, "more than 2^32 FREs");
 	c->fres_cap = (u32)fres;
 	r->fdes = calloc(c->sec.nr_fdes ? c->sec.nr_fdes : 1,
 			 sizeof(*r->fdes));
 	r->fres = calloc(fres ? fres : 1, sizeof(*r->fres));
 	if (!r->fdes || !r->fres)
-		return sfu_reenc_fail(c, -ENOMEM, "out of memory");
+		return reenc_fail(c, -ENOMEM, "out of memory");
 	return 0;
 }
 
-static int sfu_reenc_walk(struct sfu_reenc_ctx *c)
+static int reenc_walk(struct reenc_ctx *c)
 {
-	struct sfu_reenc *r = c->out;
+	struct reenc *r = c->out;
 	const struct sfu_elem *e;
 	u32 i, j;
 	int ret;
 
 	ret = sfu_section_validate(&c->sec);
 	if (ret)
-		return sfu_reenc_decoder_fail(c, ret);
-	ret = sfu_reenc_check_elems(c);
+		return reenc_decoder_fail(c, ret);
+	ret = reenc_check_elems(c);
 	if (!ret)
-		ret = sfu_reenc_alloc(c);
+		ret = reenc_alloc(c);
 	if (ret)
 		return ret;
 	e = &c->sec.elems[0];
@@ -317,28 +317,28 @@ static int sfu_reenc_walk(struct sfu_reenc_ctx *c)
 	for (i = 0; i < c->sec.nr_elems; i++) {
 		e = &c->sec.elems[i];
 		for (j = 0; j < e->num_fdes; j++) {
-			ret = sfu_reenc_fde(c, e, j, &r->fdes[r->nr_fdes]);
+			ret = reenc_fde(c, e, j, &r->fdes[r->nr_fdes]);
 			if (ret)
 				return ret;
 			r->nr_fdes++;
 		}
 	}
-	return sfu_reenc_sort(c);
+	return reenc_sort(c);
 }
 
 /**
- * sfu_reenc_load() - decode a section into the encoder's description
+ * reenc_load() - decode a section into the encoder's description
  * @sec: the section bytes (any valid V1, V2 or V3 section)
  * @len: size of @sec in bytes
  * @vaddr: address of @sec's first byte in the target, which function
  *	starts are computed from
- * @out: where the description goes; free it with sfu_reenc_free()
+ * @out: where the description goes; free it with reenc_free()
  * @err: buffer for a message on failure, or NULL
  * @errlen: size of @err
  *
  * Validates the whole section with the decoder, then collects every
  * function and row.  @out->fdes and @out->fres, fed to sfu_encode() with
- * the parameters sfu_reenc_v3_params() gives, write a V3 section with the
+ * the parameters reenc_v3_params() gives, write a V3 section with the
  * same rule at every address as @sec (see the top of this file for the
  * few conversions that takes).  @out->fdes[i].start are absolute
  * addresses.
@@ -348,10 +348,10 @@ static int sfu_reenc_walk(struct sfu_reenc_ctx *c)
  * and the section offset it concerns, -EOPNOTSUPP for a section V3 cannot
  * express (naming the element or FDE), or -ENOMEM.
  */
-int sfu_reenc_load(const u8 *sec, size_t len, u64 vaddr, struct sfu_reenc *out,
-		   char *err, size_t errlen)
+int reenc_load(const u8 *sec, size_t len, u64 vaddr, struct reenc *out,
+	       char *err, size_t errlen)
 {
-	struct sfu_reenc_ctx c = { .out = out, .err = err, .errlen = errlen };
+	struct reenc_ctx c = { .out = out, .err = err, .errlen = errlen };
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -360,19 +360,19 @@ int sfu_reenc_load(const u8 *sec, size_t len, u64 vaddr, struct sfu_reenc *out,
 	ret = sfu_section_init(&c.sec, (unsigned long)sec, len, vaddr,
 			       SFU_MEM_KERNEL, SFU_ABI_ANY);
 	if (ret)
-		return sfu_reenc_decoder_fail(&c, ret);
-	ret = sfu_reenc_walk(&c);
+		return reenc_decoder_fail(&c, ret);
+	ret = reenc_walk(&c);
 	sfu_section_destroy(&c.sec);
 	if (ret)
-		sfu_reenc_free(out);
+		reenc_free(out);
 	return ret;
 }
 
 /**
- * sfu_reenc_free() - free what sfu_reenc_load() allocated
+ * reenc_free() - free what reenc_load() allocated
  * @r: the description; left empty, and may be freed again
  */
-void sfu_reenc_free(struct sfu_reenc *r)
+void reenc_free(struct reenc *r)
 {
 	free(r->fdes);
 	free(r->fres);
@@ -380,8 +380,8 @@ void sfu_reenc_free(struct sfu_reenc *r)
 }
 
 /**
- * sfu_reenc_v3_params() - encoder parameters for writing @r as V3
- * @r: a description from sfu_reenc_load()
+ * reenc_v3_params() - encoder parameters for writing @r as V3
+ * @r: a description from reenc_load()
  * @vaddr: address the new section will be placed at
  * @p: the parameters to fill
  *
@@ -389,8 +389,8 @@ void sfu_reenc_free(struct sfu_reenc *r)
  * PC-relative function starts, and the smallest FRE start and data-word
  * sizes that fit.
  */
-void sfu_reenc_v3_params(const struct sfu_reenc *r, u64 vaddr,
-			 struct sfu_enc_params *p)
+void reenc_v3_params(const struct reenc *r, u64 vaddr,
+		     struct sfu_enc_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->version = SFRAME_VERSION_3;

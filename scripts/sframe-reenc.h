@@ -13,7 +13,7 @@
 #include "../include/sframe/encode.h"
 
 /* A decoded section, ready for sfu_encode(). */
-struct sfu_reenc {
+struct reenc {
 	/* Header facts of the source (its first element). */
 	u8 version;
 	u8 abi;
@@ -29,10 +29,10 @@ struct sfu_reenc {
 	struct sfu_enc_fre *fres;
 };
 
-int sfu_reenc_load(const u8 *sec, size_t len, u64 vaddr, struct sfu_reenc *out,
-		   char *err, size_t errlen);
-void sfu_reenc_free(struct sfu_reenc *r);
-void sfu_reenc_v3_params(const struct sfu_reenc *r, u64 vaddr,
-			 struct sfu_enc_params *p);
+int reenc_load(const u8 *sec, size_t len, u64 vaddr, struct reenc *out,
+	       char *err, size_t errlen);
+void reenc_free(struct reenc *r);
+void reenc_v3_params(const struct reenc *r, u64 vaddr,
+		     struct sfu_enc_params *p);
 
 #endif /* _SCRIPTS_SFRAME_REENC_H */

@@ -80,7 +80,7 @@ struct ctl_cache_hdr {
 	u32 build_id_len;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u32 writer;				/* who could write the file */
-	u8 digest[SFU_SHA256_DIGEST_SIZE];	/* of the file */
+	u8 digest[SHA256_DIGEST_SIZE];	/* of the file */
 	char version[CTL_CACHE_VERSION_MAX];	/* sframectl's, NUL-padded */
 	u64 vaddr;
 	u64 len;
@@ -228,7 +228,7 @@ static void ctl_cache_hdr_init(struct ctl_cache_hdr *h,
 /* The SHA-256 of the @size bytes of the file open at @fd; 0 or -1. */
 static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 {
-	struct sfu_sha256 s;
+	struct sha256_ctx s;
 	u64 off = 0;
 	ssize_t n;
 	u8 *buf;
@@ -236,17 +236,17 @@ static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 	buf = malloc(CTL_DIGEST_CHUNK);
 	if (!buf)
 		return -1;
-	sfu_sha256_init(&s);
+	sha256_init(&s);
 	while (off < size) {
 		n = pread(fd, buf, size - off < CTL_DIGEST_CHUNK ?
 			  size - off : CTL_DIGEST_CHUNK, off);
 		if (n <= 0)
 			break;
-		sfu_sha256_update(&s, buf, n);
+		sha256_update(&s, buf, n);
 		off += n;
 	}
 	free(buf);
-	sfu_sha256_final(&s, digest);
+	sha256_final(&s, digest);
 	return off == size ? 0 : -1;
 }
 

@@ -124,7 +124,7 @@ static const char *ctl_why(int err)
 }
 
 /* The whole file open at @fd, read (not parsed) with our privileges. */
-static int ctl_slurp(int fd, struct sfu_file *f)
+static int ctl_slurp(int fd, struct elf_file *f)
 {
 	struct stat st;
 	ssize_t n;
@@ -161,7 +161,7 @@ static void ctl_child(int fd, int out, int in, const char *name)
 			      .share_rows = true };
 	struct gen_err err;
 	struct ctl_id id;
-	struct sfu_file f;
+	struct elf_file f;
 	u64 len, vaddr;
 	char cmd;
 	u8 *buf;

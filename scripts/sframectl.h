@@ -136,7 +136,7 @@ struct ctl_cache_file {
 	bool hit;		/* its section came from the cache */
 	u32 writer;		/* that user: the file's owner */
 	u64 size;		/* its size when checked */
-	u8 digest[SFU_SHA256_DIGEST_SIZE];	/* of its contents */
+	u8 digest[SHA256_DIGEST_SIZE];	/* of its contents */
 };
 
 /* CTL_BUSY: leased by its owner; to be tried again, not remembered. */

@@ -43,7 +43,7 @@ static const u32 sha256_k[SHA256_ROUNDS] = {
  * The first 32 bits of the fractional parts of the square roots of the
  * first 8 primes (FIPS 180-4 5.3.3).
  */
-static const u32 sha256_h0[SFU_SHA256_WORDS] = {
+static const u32 sha256_h0[SHA256_WORDS] = {
 	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
@@ -120,7 +120,7 @@ static inline void sha256_round(struct sha256_vars *v, u32 k, u32 w)
 }
 
 /* Hash one 512-bit block into @h (FIPS 180-4 6.2.2). */
-static void sha256_block(u32 h[SFU_SHA256_WORDS], const u8 *block)
+static void sha256_block(u32 h[SHA256_WORDS], const u8 *block)
 {
 	struct sha256_vars v = { h[0], h[1], h[2], h[3],
 				 h[4], h[5], h[6], h[7] };
@@ -144,65 +144,65 @@ static void sha256_block(u32 h[SFU_SHA256_WORDS], const u8 *block)
 	h[7] += v.h;
 }
 
-void sfu_sha256_init(struct sfu_sha256 *s)
+void sha256_init(struct sha256_ctx *s)
 {
 	memcpy(s->h, sha256_h0, sizeof(s->h));
 	s->len = 0;
 }
 
-void sfu_sha256_update(struct sfu_sha256 *s, const void *data, size_t len)
+void sha256_update(struct sha256_ctx *s, const void *data, size_t len)
 {
 	const u8 *p = data;
-	size_t fill = s->len % SFU_SHA256_BLOCK_SIZE, n;
+	size_t fill = s->len % SHA256_BLOCK_SIZE, n;
 
 	s->len += len;
 	while (len) {
-		n = SFU_SHA256_BLOCK_SIZE - fill;
+		n = SHA256_BLOCK_SIZE - fill;
 		if (n > len)
 			n = len;
-		if (!fill && n == SFU_SHA256_BLOCK_SIZE) {
+		if (!fill && n == SHA256_BLOCK_SIZE) {
 			sha256_block(s->h, p);
 		} else {
 			memcpy(s->block + fill, p, n);
-			if (fill + n == SFU_SHA256_BLOCK_SIZE)
+			if (fill + n == SHA256_BLOCK_SIZE)
 				sha256_block(s->h, s->block);
 		}
-		fill = (fill + n) % SFU_SHA256_BLOCK_SIZE;
+		fill = (fill + n) % SHA256_BLOCK_SIZE;
 		p += n;
 		len -= n;
 	}
 }
 
 /* Padding (FIPS 180-4 5.1.1), then the hash value, big-endian. */
-void sfu_sha256_final(struct sfu_sha256 *s,
-		      u8 digest[SFU_SHA256_DIGEST_SIZE])
+void sha256_final(struct sha256_ctx *s,
+		  u8 digest[SHA256_DIGEST_SIZE])
 {
-	u8 pad[SFU_SHA256_BLOCK_SIZE + SHA256_LEN_BYTES] = {
+	u8 pad[SHA256_BLOCK_SIZE + SHA256_LEN_BYTES] = {
 		SHA256_PAD_FIRST
 	};
-	size_t fill = s->len % SFU_SHA256_BLOCK_SIZE, n;
+	size_t fill = s->len % SHA256_BLOCK_SIZE, n;
 	u64 bits = s->len * 8;
 	unsigned int i;
 
 	/* The 1 bit and zeros up to 8 bytes short of a block's end. */
-	n = SFU_SHA256_BLOCK_SIZE - SHA256_LEN_BYTES - fill;
-	if (fill >= SFU_SHA256_BLOCK_SIZE - SHA256_LEN_BYTES)
-		n += SFU_SHA256_BLOCK_SIZE;
+	n = SHA256_BLOCK_SIZE - SHA256_LEN_BYTES - fill;
+	if (fill >= SHA256_BLOCK_SIZE - SHA256_LEN_BYTES)
+		n += SHA256_BLOCK_SIZE;
 	for (i = 0; i < SHA256_LEN_BYTES; i++)
 		pad[n + i] = bits >> (8 * (SHA256_LEN_BYTES - 1 - i));
-	sfu_sha256_update(s, pad, n + SHA256_LEN_BYTES);
-	for (i = 0; i < SFU_SHA256_WORDS; i++)
+	sha256_update(s, pad, n + SHA256_LEN_BYTES);
+	for (i = 0; i < SHA256_WORDS; i++)
 		sha256_store_be32(digest + 4 * i, s->h[i]);
 	memset(s, 0, sizeof(*s));
 }
 
 /* The digest of @len bytes at @data, at once. */
-void sfu_sha256(const void *data, size_t len,
-		u8 digest[SFU_SHA256_DIGEST_SIZE])
+void sha256(const void *data, size_t len,
+	    u8 digest[SHA256_DIGEST_SIZE])
 {
-	struct sfu_sha256 s;
+	struct sha256_ctx s;
 
-	sfu_sha256_init(&s);
-	sfu_sha256_update(&s, data, len);
-	sfu_sha256_final(&s, digest);
+	sha256_init(&s);
+	sha256_update(&s, data, len);
+	sha256_final(&s, digest);
 }

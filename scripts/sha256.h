@@ -10,21 +10,21 @@
 
 #include "../include/sframe/env.h"
 
-#define SFU_SHA256_DIGEST_SIZE	32
-#define SFU_SHA256_BLOCK_SIZE	64
-#define SFU_SHA256_WORDS	8
+#define SHA256_DIGEST_SIZE	32
+#define SHA256_BLOCK_SIZE	64
+#define SHA256_WORDS	8
 
-struct sfu_sha256 {
-	u32 h[SFU_SHA256_WORDS];	/* the hash value so far */
+struct sha256_ctx {
+	u32 h[SHA256_WORDS];	/* the hash value so far */
 	u64 len;			/* bytes hashed, in all */
-	u8 block[SFU_SHA256_BLOCK_SIZE];	/* a partial block */
+	u8 block[SHA256_BLOCK_SIZE];	/* a partial block */
 };
 
-void sfu_sha256_init(struct sfu_sha256 *s);
-void sfu_sha256_update(struct sfu_sha256 *s, const void *data, size_t len);
-void sfu_sha256_final(struct sfu_sha256 *s,
-		      u8 digest[SFU_SHA256_DIGEST_SIZE]);
-void sfu_sha256(const void *data, size_t len,
-		u8 digest[SFU_SHA256_DIGEST_SIZE]);
+void sha256_init(struct sha256_ctx *s);
+void sha256_update(struct sha256_ctx *s, const void *data, size_t len);
+void sha256_final(struct sha256_ctx *s,
+		  u8 digest[SHA256_DIGEST_SIZE]);
+void sha256(const void *data, size_t len,
+	    u8 digest[SHA256_DIGEST_SIZE]);
 
 #endif /* _SCRIPTS_SHA256_H */

@@ -240,8 +240,8 @@ int main(void)
 {
 	static char names[MAX_SECTIONS][PATH_LEN];
 	unsigned int nr = list_corpus(names), i;
-	struct sfu_sframe_loc loc;
-	struct sfu_file f;
+	struct elf_sframe_loc loc;
+	struct elf_file f;
 
 	ksft_print_header();
 	if (access(DBG_DIR "/decode", W_OK))
@@ -249,13 +249,13 @@ int main(void)
 	ksft_set_plan(6 + nr);
 	check_reference();
 	for (i = 0; i < nr; i++) {
-		if (sfu_file_load(names[i], &f) || sfu_find_sframe(&f, &loc)) {
+		if (elf_file_load(names[i], &f) || elf_find_sframe(&f, &loc)) {
 			ksft_test_result_fail("%s: no SFrame section\n",
 					      names[i]);
 			continue;
 		}
 		check_section(names[i], loc.data, loc.size, loc.vaddr);
-		sfu_file_free(&f);
+		elf_file_free(&f);
 	}
 	ksft_finished();
 }

@@ -217,7 +217,7 @@ static void fuzz_raw(const uint8_t *data, size_t size)
 static void fuzz_elf(const uint8_t *data, size_t size)
 {
 	/* ehf_elf_open() only reads the file. */
-	struct sfu_file f = { .data = (uint8_t *)data, .size = size };
+	struct elf_file f = { .data = (uint8_t *)data, .size = size };
 	struct ehf_error err;
 	struct ehf_elf elf;
 

@@ -8,10 +8,10 @@
 #include "kunit-host.h"
 #include "../sha256.h"
 
-#define SHA256_HEX_LEN		(2 * SFU_SHA256_DIGEST_SIZE + 1)
+#define SHA256_HEX_LEN		(2 * SHA256_DIGEST_SIZE + 1)
 #define SHA256_MILLION		1000000
 /* Pieces of 1 to 65 bytes: every place a block can be cut. */
-#define SHA256_PIECE_MAX	(SFU_SHA256_BLOCK_SIZE + 1)
+#define SHA256_PIECE_MAX	(SHA256_BLOCK_SIZE + 1)
 
 struct sha256_vector {
 	const char *msg;
@@ -33,19 +33,19 @@ static void sha256_hex(const u8 *digest, char *hex)
 {
 	unsigned int i;
 
-	for (i = 0; i < SFU_SHA256_DIGEST_SIZE; i++)
+	for (i = 0; i < SHA256_DIGEST_SIZE; i++)
 		sprintf(hex + 2 * i, "%02x", digest[i]);
 }
 
 static void sha256_test_vectors(struct kunit *test)
 {
-	u8 digest[SFU_SHA256_DIGEST_SIZE];
+	u8 digest[SHA256_DIGEST_SIZE];
 	char hex[SHA256_HEX_LEN];
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(sha256_vectors); i++) {
-		sfu_sha256(sha256_vectors[i].msg, strlen(sha256_vectors[i].msg),
-			   digest);
+		sha256(sha256_vectors[i].msg, strlen(sha256_vectors[i].msg),
+		       digest);
 		sha256_hex(digest, hex);
 		KUNIT_EXPECT_STREQ(test, hex, sha256_vectors[i].hex);
 	}
@@ -56,17 +56,17 @@ static void sha256_test_pieces(struct kunit *test)
 {
 	const struct sha256_vector *v = &sha256_vectors[3];
 	size_t len = strlen(v->msg), off, n, piece;
-	u8 digest[SFU_SHA256_DIGEST_SIZE];
+	u8 digest[SHA256_DIGEST_SIZE];
 	char hex[SHA256_HEX_LEN];
-	struct sfu_sha256 s;
+	struct sha256_ctx s;
 
 	for (piece = 1; piece <= SHA256_PIECE_MAX; piece++) {
-		sfu_sha256_init(&s);
+		sha256_init(&s);
 		for (off = 0; off < len; off += n) {
 			n = len - off < piece ? len - off : piece;
-			sfu_sha256_update(&s, v->msg + off, n);
+			sha256_update(&s, v->msg + off, n);
 		}
-		sfu_sha256_final(&s, digest);
+		sha256_final(&s, digest);
 		sha256_hex(digest, hex);
 		KUNIT_EXPECT_STREQ(test, hex, v->hex);
 	}
@@ -75,12 +75,12 @@ static void sha256_test_pieces(struct kunit *test)
 static void sha256_test_million(struct kunit *test)
 {
 	u8 *msg = kunit_kzalloc(test, SHA256_MILLION, GFP_KERNEL);
-	u8 digest[SFU_SHA256_DIGEST_SIZE];
+	u8 digest[SHA256_DIGEST_SIZE];
 	char hex[SHA256_HEX_LEN];
 
 	KUNIT_ASSERT_NOT_NULL(test, msg);
 	memset(msg, 'a', SHA256_MILLION);
-	sfu_sha256(msg, SHA256_MILLION, digest);
+	sha256(msg, SHA256_MILLION, digest);
 	sha256_hex(digest, hex);
 	KUNIT_EXPECT_STREQ(test, hex,
 			   "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
