@@ -12,6 +12,8 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/maple_tree.h>
 #include <linux/sched/mm.h>
 #include <linux/stdarg.h>
 
@@ -28,6 +30,9 @@
 #define RACE_ROUNDS		2000
 #define RACE_LOOKUPS		20000
 #define RACE_CHURNED		3	/* even regions change, odd ones stay */
+/* The slot array against a maple tree: sizes compared, probes per size. */
+#define CMP_SIZES		{ 16, 128, 1024 }
+#define CMP_PROBES		50000
 
 struct reg_ctx {
 	struct mm_struct *mm;
@@ -503,6 +508,102 @@ static void reg_test_race(struct kunit *test)
 		   RACE_ROUNDS);
 }
 
+/* A PC in or between the first @nr regions, from @seed (xorshift). */
+static unsigned long cmp_probe(u32 *seed, unsigned int nr)
+{
+	*seed ^= *seed << 13;
+	*seed ^= *seed >> 17;
+	*seed ^= *seed << 5;
+	return REG_BASE + *seed % (nr * REG_STEP);
+}
+
+/*
+ * The maple tree's lookup under the caller's RCU read lock, as the
+ * registry's is (mtree_load() would take the lock again per lookup).
+ */
+static void *cmp_maple_find(struct maple_tree *mt, unsigned long pc)
+{
+	MA_STATE(mas, mt, pc, pc);
+
+	return mas_walk(&mas);
+}
+
+/* ns for CMP_PROBES lookups in the registry (@mt NULL) or in @mt. */
+static u64 cmp_time(struct reg_ctx *ctx, struct maple_tree *mt,
+		    unsigned int nr, unsigned long *hits)
+{
+	u32 seed = nr;
+	u64 t0, t1;
+	unsigned int i;
+	unsigned long pc;
+
+	*hits = 0;
+	rcu_read_lock();
+	t0 = ktime_get_ns();
+	for (i = 0; i < CMP_PROBES; i++) {
+		pc = cmp_probe(&seed, nr);
+		*hits += !!(mt ? cmp_maple_find(mt, pc) :
+			    sfu_region_find(ctx->mm, pc));
+	}
+	t1 = ktime_get_ns();
+	rcu_read_unlock();
+	return t1 - t0;
+}
+
+/*
+ * The registry's sorted slot array against the kernel's maple tree, which
+ * upstream's SFrame series keeps sections in: both hold the same regions
+ * and must give the same region for every probe; the time of a lookup
+ * and of an insertion in each is printed for registry.rst.
+ */
+static void reg_test_vs_maple(struct kunit *test)
+{
+	static const unsigned int sizes[] = CMP_SIZES;
+	struct reg_ctx *ctx = test->priv;
+	unsigned long hits_a, hits_b, pc;
+	u64 ins_a = 0, ins_b = 0, t0, la, lb;
+	unsigned int k, i = 0, bad = 0;
+	struct maple_tree mt;
+	struct sfu_region *r;
+	u32 seed = 1;
+
+	mt_init_flags(&mt, MT_FLAGS_USE_RCU);
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		KUNIT_ASSERT_LE(test, sizes[k], sfu_max_sections);
+		for (; i < sizes[k]; i++) {
+			r = reg_new(test, reg_start(i), REG_SIZE,
+				    SFRAME_UNWIND_SRC_ELF);
+			t0 = ktime_get_ns();
+			reg_insert(test, r, SFU_OVERLAP_REFUSE, 0);
+			ins_a += ktime_get_ns() - t0;
+			t0 = ktime_get_ns();
+			KUNIT_ASSERT_EQ(test, mtree_store_range(&mt, r->start,
+								r->end - 1, r,
+								GFP_KERNEL), 0);
+			ins_b += ktime_get_ns() - t0;
+		}
+		for (pc = 0; pc < CMP_PROBES; pc++) {
+			unsigned long at = cmp_probe(&seed, sizes[k]);
+
+			rcu_read_lock();
+			bad += cmp_maple_find(&mt, at) !=
+			       sfu_region_find(ctx->mm, at);
+			rcu_read_unlock();
+		}
+		/* Alternated, the faster of two runs each. */
+		la = cmp_time(ctx, NULL, sizes[k], &hits_a);
+		lb = cmp_time(ctx, &mt, sizes[k], &hits_b);
+		la = min(la, cmp_time(ctx, NULL, sizes[k], &hits_a));
+		lb = min(lb, cmp_time(ctx, &mt, sizes[k], &hits_b));
+		KUNIT_EXPECT_EQ(test, hits_a, hits_b);
+		kunit_info(test, "%u regions: lookup ns slot array %llu, maple tree %llu; insertion ns %llu, %llu\n",
+			   sizes[k], la / CMP_PROBES, lb / CMP_PROBES,
+			   ins_a / i, ins_b / i);
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	mtree_destroy(&mt);
+}
+
 static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_sorted_lookup),
 	KUNIT_CASE(reg_test_overlap),
@@ -513,6 +614,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_in_place),
 	KUNIT_CASE(reg_test_section),
 	KUNIT_CASE(reg_test_race),
+	KUNIT_CASE(reg_test_vs_maple),
 	{}
 };
 
