@@ -169,10 +169,8 @@ static __always_inline bool sfu_read_word(const struct sfu_ustate *st,
 					  unsigned long addr,
 					  unsigned long *val)
 {
-	unsigned long unused = 0;
-
 	*val = addr;
-	return sfu_read_pair(st, val, true, &unused, false);
+	return sfu_read_pair(st, val, true, val, false);
 }
 
 /* Move @st to its caller at @ra, with @sp and @fp, if @ra can be code. */
@@ -463,24 +461,16 @@ static enum sfu_stop sfu_errno_stop(int err)
 	}
 }
 
-/* One step: by SFrame, through a signal frame, or by the fallback. */
-static __always_inline bool sfu_step(struct sfu_walk *w)
+/*
+ * A frame SFrame does not step: through a signal frame, or by the
+ * fallback.  Out of line, so that the common path sets up no state for it
+ * (kernels built with INIT_STACK_ALL_ZERO clear every local it declares).
+ */
+static noinline bool sfu_step_other(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
-	const struct sfu_rule *rule;
 	struct sfu_sigregs sr;
-	int ret;
 
-	ret = sfu_frame_rule(w, &rule);
-	if (ret && ret != -ENOENT)
-		return sfu_stop(st, sfu_errno_stop(ret));
-	if (!ret && !(rule->flags & SFU_RULE_SIGNAL)) {
-		if (!sfu_apply_rule(st, rule))
-			return false;
-		w->res->sframe++;
-		w->res->table += rule != &w->scratch;
-		return true;
-	}
 	if (sfu_arch_sigframe(st, &sr)) {
 		if (!sfu_sigreturn(st, &sr))
 			return false;
@@ -490,6 +480,25 @@ static __always_inline bool sfu_step(struct sfu_walk *w)
 	if (!sfu_fallback(st))
 		return false;
 	w->res->fallback++;
+	return true;
+}
+
+/* One step: by SFrame, through a signal frame, or by the fallback. */
+static __always_inline bool sfu_step(struct sfu_walk *w)
+{
+	struct sfu_ustate *st = &w->st;
+	const struct sfu_rule *rule;
+	int ret;
+
+	ret = sfu_frame_rule(w, &rule);
+	if (ret && ret != -ENOENT)
+		return sfu_stop(st, sfu_errno_stop(ret));
+	if (ret || (rule->flags & SFU_RULE_SIGNAL))
+		return sfu_step_other(w);
+	if (!sfu_apply_rule(st, rule))
+		return false;
+	w->res->sframe++;
+	w->res->table += rule != &w->scratch;
 	return true;
 }
 
