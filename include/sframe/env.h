@@ -76,8 +76,7 @@ static inline int sfu_copy(void *dst, unsigned long src, size_t len,
 		memcpy(dst, (const void *)src, len);
 		return 0;
 	case SFU_MEM_USER:
-		/* Inside a non-faulting walk (or any atomic section) a read
-		 * of user memory must not fault: the context decides. */
+		/* Where page faults are off (a non-faulting walk), no fault. */
 		if (pagefault_disabled())
 			goto nofault;
 		might_fault();
