@@ -20,7 +20,7 @@
  * period.
  *
  * The cache's memory is counted apart from memory_bytes (which follows
- * the processes and sidecars) but within max_total_bytes.
+ * the processes and sidecars) but within max_total_bytes (mem.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +36,7 @@
 #include "compat.h"
 #include "elf.h"
 #include "filecache.h"
+#include "mem.h"
 #include "registry.h"
 
 #define SFU_FCACHE_HASH_BITS	6
@@ -44,7 +45,7 @@
 
 /* One file version's section, indexed at its link-time address. */
 struct sfu_fcache {
-	struct kref ref;
+	struct sfu_owner owner;		/* references: cache, regions, hook */
 	struct rcu_head rcu;
 	struct hlist_node node;		/* under sfu_fcache_lock; RCU readers */
 	struct list_head lru;		/* newest or spared first */
@@ -55,14 +56,13 @@ struct sfu_fcache {
 	Elf64_Phdr *ph;			/* the file's program headers */
 	unsigned int phnum;
 	struct sfu_section sec;
-	size_t bytes;			/* counted in sfu_fcache_bytes */
+	size_t bytes;			/* sfu_mem_charge_cache()d */
 };
 
 static DEFINE_HASHTABLE(sfu_fcaches, SFU_FCACHE_HASH_BITS);
 static LIST_HEAD(sfu_fcache_lru);
 static DEFINE_MUTEX(sfu_fcache_lock);	/* serialises changes of both */
 static unsigned int sfu_fcache_nr;	/* under the lock */
-static atomic_long_t sfu_fcache_bytes;
 static unsigned int sfu_fcache_max = SFU_FCACHE_DEF_MAX;
 
 static void sfu_fcache_trim(unsigned int keep);
@@ -100,7 +100,7 @@ static void sfu_fcache_free_rcu(struct rcu_head *rcu)
 	struct sfu_fcache *fc = container_of(rcu, struct sfu_fcache, rcu);
 
 	sfu_section_destroy(&fc->sec);
-	atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+	sfu_mem_uncharge_cache(fc->bytes);
 	kfree(fc->ph);
 	kfree(fc);
 }
@@ -111,7 +111,8 @@ static void sfu_fcache_free_rcu(struct rcu_head *rcu)
  */
 static void sfu_fcache_release(struct kref *ref)
 {
-	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache, ref);
+	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache,
+					     owner.ref);
 
 	call_rcu(&fc->rcu, sfu_fcache_free_rcu);
 }
@@ -123,7 +124,7 @@ static void sfu_fcache_release(struct kref *ref)
 void sfu_fcache_put(struct sfu_fcache *fc)
 {
 	if (fc)
-		kref_put(&fc->ref, sfu_fcache_release);
+		sfu_owner_put(&fc->owner);
 }
 
 /* Take @fc out of the cache; its borrowers keep it.  Caller holds lock. */
@@ -199,7 +200,7 @@ static struct sfu_fcache *sfu_fcache_lookup(const struct inode *inode,
 	rcu_read_lock();
 	fc = sfu_fcache_find(inode);
 	if (fc && (!sfu_fcache_matches(fc, inode, st) ||
-		   !kref_get_unless_zero(&fc->ref)))
+		   !sfu_owner_tryget(&fc->owner)))
 		fc = NULL;
 	rcu_read_unlock();
 	if (fc)
@@ -282,17 +283,6 @@ struct sfu_fcache *sfu_fcache_get_now(struct file *file)
 	return sfu_fcache_lookup(inode, &st);
 }
 
-/* Count @bytes of cache against max_total_bytes with everything else. */
-static bool sfu_fcache_charge(size_t bytes)
-{
-	long total = atomic_long_add_return(bytes, &sfu_fcache_bytes);
-
-	if (total + sfu_stat_bytes() <= sfu_mem_limit())
-		return true;
-	atomic_long_sub(bytes, &sfu_fcache_bytes);
-	return false;
-}
-
 /**
  * sfu_fcache_phdrs() - the program headers of a cached file
  * @fc: the entry
@@ -323,9 +313,9 @@ static struct sfu_fcache *sfu_fcache_new(struct file *file,
 		return NULL;
 	fc->ph = kmemdup(ph, phnum * sizeof(*ph), GFP_KERNEL_ACCOUNT);
 	if (!fc->ph || sfu_file_stamp(file, &fc->stamp) ||
-	    !sfu_fcache_charge(bytes))
+	    sfu_mem_charge_cache(bytes))
 		goto free_fc;
-	kref_init(&fc->ref);
+	sfu_owner_init(&fc->owner, sfu_fcache_release);
 	/* New, so not the first to go at the next trim. */
 	fc->used = true;
 	fc->phnum = phnum;
@@ -373,7 +363,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
 		/* Indexed twice at once: keep the first, give @sec back. */
 		mutex_unlock(&sfu_fcache_lock);
-		atomic_long_sub(fc->bytes, &sfu_fcache_bytes);
+		sfu_mem_uncharge_cache(fc->bytes);
 		kfree(fc->ph);
 		kfree(fc);	/* never published */
 		return NULL;
@@ -383,7 +373,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	hash_add_rcu(sfu_fcaches, &fc->node, sfu_fcache_key(fc->dev, fc->ino));
 	list_add(&fc->lru, &sfu_fcache_lru);
 	sfu_fcache_nr++;
-	kref_get(&fc->ref);
+	sfu_owner_get(&fc->owner);
 	mutex_unlock(&sfu_fcache_lock);
 	memset(sec, 0, sizeof(*sec));
 	sfu_fcache_trim(READ_ONCE(sfu_fcache_max));
@@ -401,21 +391,9 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias)
 {
-	kref_get(&fc->ref);
-	r->fcache = fc;
-	sfu_region_borrow_section(r, &fc->sec, bias);
+	sfu_region_borrow_section(r, &fc->owner, &fc->sec, bias);
 	r->sec.base = r->sec.vaddr;
 	r->sec.mem = SFU_MEM_USER;
-}
-
-/**
- * sfu_fcache_mem() - memory the cache holds
- *
- * Return: bytes, counted within max_total_bytes.
- */
-long sfu_fcache_mem(void)
-{
-	return atomic_long_read(&sfu_fcache_bytes);
 }
 
 /**
@@ -429,7 +407,7 @@ void sfu_fcache_stats(u64 *nr, u64 *bytes)
 	mutex_lock(&sfu_fcache_lock);
 	*nr = sfu_fcache_nr;
 	mutex_unlock(&sfu_fcache_lock);
-	*bytes = sfu_fcache_mem();
+	*bytes = sfu_mem_cache_bytes();
 }
 
 /* Module unload, once no region is left. */

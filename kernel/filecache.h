@@ -25,7 +25,6 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias);
 void sfu_fcache_put(struct sfu_fcache *fc);
-long sfu_fcache_mem(void);
 void sfu_fcache_stats(u64 *nr, u64 *bytes);
 void sfu_fcache_exit(void);
 

@@ -31,6 +31,7 @@
 
 #include "filecache.h"
 #include "introspect.h"
+#include "mem.h"
 #include "redirect.h"
 #include "registry.h"
 #include "sidecar.h"
@@ -161,7 +162,7 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "mms %ld\n", sfu_stat_mms());
 	seq_printf(m, "sections %ld\n", sfu_stat_regions());
-	seq_printf(m, "memory_bytes %ld\n", sfu_stat_bytes());
+	seq_printf(m, "memory_bytes %ld\n", sfu_mem_bytes());
 	seq_printf(m, "task_work_pending %lu\n", sfu_twork_pending());
 	sfu_sidecar_stats(&sidecars, &sidecar_bytes, &sharing);
 	seq_printf(m, "sidecars %llu\n", sidecars);

@@ -25,6 +25,7 @@
 #include "elf.h"
 #include "filecache.h"
 #include "mapping.h"
+#include "mem.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -151,20 +152,23 @@ free_bytes:
 }
 
 /*
- * The section of the sidecar the region holds (r->blob) for load bias
- * @bias: the sidecar's own index, moved, where it can be; else one built
- * for this region.
+ * The section of sidecar @blob for load bias @bias, from the sidecar whose
+ * bytes it uses (a copy of a file may share another's): that sidecar's
+ * index, moved, where it can be; else one built for this region from its
+ * bytes.  Either way the region holds that sidecar.
  */
-static int sfu_region_from_blob(struct sfu_region *r, unsigned long bias)
+static int sfu_region_from_blob(struct sfu_region *r, struct sfu_blob *blob,
+				unsigned long bias)
 {
-	const struct sfu_blob *owner = r->blob->same ? r->blob->same : r->blob;
+	struct sfu_blob *owner = blob->same ? blob->same : blob;
 
 	if (owner->indexed && sfu_section_movable(&owner->sec)) {
-		sfu_region_borrow_section(r, &owner->sec, bias);
+		sfu_region_borrow_section(r, &owner->owner, &owner->sec, bias);
 		return 0;
 	}
-	return sfu_region_init_section(r, r->blob->data, r->blob->len,
-				       bias + r->blob->link_vaddr, SFU_SEC_TABLE);
+	r->owner = sfu_owner_get(&owner->owner);
+	return sfu_region_init_section(r, owner->data, owner->len,
+				       bias + owner->link_vaddr, SFU_SEC_TABLE);
 }
 
 /* The load bias of the mapping @v of a file whose text segment is @text. */
@@ -238,12 +242,10 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 			   SFRAME_UNWIND_SRC_SIDECAR, GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(r))
 		goto put_blob;
-	r->blob = blob;
-	blob = NULL;
 	if (sf)
 		ret = sfu_region_from_file(r, v->file, &h, sf, bias);
 	else
-		ret = sfu_region_from_blob(r, bias);
+		ret = sfu_region_from_blob(r, blob, bias);
 	if (ret) {
 		sfu_region_put(r);
 		r = ERR_PTR(ret);

@@ -2,7 +2,7 @@
 /*
  * Each user's share of the memory pool for JIT sections.
  *
- * max_total_bytes bounds everything the module keeps (registry.c).  JIT
+ * max_total_bytes bounds everything the module keeps (mem.c).  JIT
  * sections are registered by any process through the device, so one user
  * could take the whole pool and leave none for the ELF regions and
  * sidecars of everyone else.  So a JIT registration is charged to the
@@ -15,20 +15,17 @@
  */
 #include <linux/cred.h>
 #include <linux/hashtable.h>
-#include <linux/math.h>
 #include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "mem.h"
 #include "quota.h"
-#include "registry.h"
 #include "stats.h"
 
 #define SFU_USERS_HASH_BITS		6
-#define SFU_PERCENT			100
 #define SFU_DEF_JIT_USER_PERCENT	10
-#define SFU_DEF_FILE_RESERVE_PERCENT	25
 
 /* A user's JIT memory. */
 struct sfu_user {
@@ -43,45 +40,11 @@ static DEFINE_HASHTABLE(sfu_users, SFU_USERS_HASH_BITS);
 static DEFINE_SPINLOCK(sfu_users_lock);
 
 static unsigned int sfu_jit_user_percent = SFU_DEF_JIT_USER_PERCENT;
-static unsigned int sfu_file_reserve_percent = SFU_DEF_FILE_RESERVE_PERCENT;
 
-static int sfu_percent_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, SFU_PERCENT);
-}
-
-static const struct kernel_param_ops sfu_percent_ops = {
-	.set = sfu_percent_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(jit_user_percent, &sfu_percent_ops, &sfu_jit_user_percent,
-		0644);
+module_param_cb(jit_user_percent, &sfu_mem_percent_ops,
+		&sfu_jit_user_percent, 0644);
 MODULE_PARM_DESC(jit_user_percent,
 		 "Most of max_total_bytes the JIT sections of one user may hold, in percent (default 10)");
-module_param_cb(file_reserve_percent, &sfu_percent_ops,
-		&sfu_file_reserve_percent, 0644);
-MODULE_PARM_DESC(file_reserve_percent,
-		 "Part of max_total_bytes JIT sections may not take, kept for ELF regions and sidecars, in percent (default 25)");
-
-/* @percent of max_total_bytes. */
-static long sfu_pool_share(unsigned int percent)
-{
-	return mult_frac(sfu_mem_limit(),
-			 (long)min_t(unsigned int, percent, SFU_PERCENT),
-			 SFU_PERCENT);
-}
-
-/**
- * sfu_jit_pool_limit() - what all memory may reach with a JIT charge
- *
- * Return: max_total_bytes less the reserve for files.
- */
-long sfu_jit_pool_limit(void)
-{
-	return sfu_mem_limit() -
-	       sfu_pool_share(READ_ONCE(sfu_file_reserve_percent));
-}
 
 /**
  * sfu_user_get() - the JIT account of the calling task's user
@@ -173,7 +136,7 @@ int sfu_user_charge(struct sfu_user *u, size_t bytes)
 	if (ret)
 		return ret;
 	if (atomic_long_add_return(bytes, &u->bytes) >
-	    sfu_pool_share(READ_ONCE(sfu_jit_user_percent))) {
+	    sfu_mem_share(READ_ONCE(sfu_jit_user_percent))) {
 		sfu_user_uncharge(u, bytes);
 		sfu_stat_inc(SFU_STAT_REFUSED_USER_JIT);
 		return -EDQUOT;

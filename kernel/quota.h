@@ -14,6 +14,5 @@ struct sfu_user *sfu_user_hold(struct sfu_user *u);
 void sfu_user_put(struct sfu_user *u);
 int sfu_user_charge(struct sfu_user *u, size_t bytes);
 void sfu_user_uncharge(struct sfu_user *u, size_t bytes);
-long sfu_jit_pool_limit(void);
 
 #endif /* _SFU_QUOTA_H */

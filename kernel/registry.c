@@ -32,24 +32,23 @@
 #include <linux/spinlock.h>
 
 #include <sframe/table.h>
+#include <uapi/linux/sframe_unwind.h>
 
-#include "filecache.h"
+#include "mem.h"
 #include "quota.h"
 #include "registry.h"
-#include "sidecar.h"
 #include "stats.h"
 
 #define SFU_MMS_HASH_BITS	8
 
 /*
  * The bounds of what the registry takes, far above real programs, far
- * below harm: the registry applies them, the mapping, sidecar, file cache,
- * quota and device code ask it (sfu_section_too_big(), sfu_mem_limit()).
+ * below harm: the registry applies them, the mapping, sidecar and device
+ * code ask it (sfu_section_too_big()); mem.c bounds the whole.
  */
 #define SFU_DEF_MAX_SECTIONS		1024
 #define SFU_DEF_MAX_SECTION_BYTES	(64UL << 20)
 #define SFU_DEF_MAX_MM_BYTES		(64UL << 20)
-#define SFU_DEF_MAX_TOTAL_BYTES		(256UL << 20)
 
 unsigned int sfu_max_sections = SFU_DEF_MAX_SECTIONS;
 module_param_named(max_sections, sfu_max_sections, uint, 0644);
@@ -65,11 +64,6 @@ unsigned long sfu_max_mm_bytes = SFU_DEF_MAX_MM_BYTES;
 module_param_named(max_mm_bytes, sfu_max_mm_bytes, ulong, 0644);
 MODULE_PARM_DESC(max_mm_bytes,
 		 "Most kernel memory for one process's registry, in bytes (default 64 MiB)");
-
-static unsigned long sfu_max_total_bytes = SFU_DEF_MAX_TOTAL_BYTES;
-module_param_named(max_total_bytes, sfu_max_total_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_total_bytes,
-		 "Most kernel memory for all registries, sidecars and section copies, in bytes (default 256 MiB)");
 
 static bool sfu_validate_fres;
 module_param_named(validate_fres, sfu_validate_fres, bool, 0644);
@@ -87,12 +81,6 @@ bool sfu_section_too_big(u64 len)
 	return len > READ_ONCE(sfu_max_section_bytes);
 }
 
-/* max_total_bytes, now: the bound of sfu_mem_charge(). */
-long sfu_mem_limit(void)
-{
-	return (long)READ_ONCE(sfu_max_total_bytes);
-}
-
 static DEFINE_HASHTABLE(sfu_mms, SFU_MMS_HASH_BITS);
 static DEFINE_SPINLOCK(sfu_mms_lock);	/* guards sfu_mms and ->hashed */
 static bool sfu_registry_closed;	/* under sfu_mms_lock */
@@ -100,7 +88,6 @@ static bool sfu_hooks_serve;		/* sfu_registry_use_hooks() */
 
 static atomic_long_t sfu_nr_mms;
 static atomic_long_t sfu_nr_regions;
-static atomic_long_t sfu_bytes;
 
 long sfu_stat_mms(void)
 {
@@ -110,110 +97,6 @@ long sfu_stat_mms(void)
 long sfu_stat_regions(void)
 {
 	return atomic_long_read(&sfu_nr_regions);
-}
-
-long sfu_stat_bytes(void)
-{
-	return atomic_long_read(&sfu_bytes);
-}
-
-/* Count @bytes: the total with them (the file cache's too). */
-static long sfu_mem_add(size_t bytes)
-{
-	return atomic_long_add_return(bytes, &sfu_bytes) + sfu_fcache_mem();
-}
-
-/* Take back @bytes just counted, refused for the reason @why. */
-static int sfu_mem_refuse(size_t bytes, enum sfu_stat why)
-{
-	atomic_long_sub(bytes, &sfu_bytes);
-	sfu_stat_inc(why);
-	return -EDQUOT;
-}
-
-/**
- * sfu_mem_charge() - count kernel memory against max_total_bytes
- * @bytes: what the caller is about to allocate (or keep)
- *
- * The per-process limits bound one registry; this bounds them all, with
- * the sidecars, the file cache and the transient copies of sections being
- * checked.
- *
- * Return: 0, or -EDQUOT if it would go over the limit (nothing counted).
- */
-static int sfu_mem_charge(size_t bytes)
-{
-	if (sfu_mem_add(bytes) > sfu_mem_limit())
-		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
-	return 0;
-}
-
-/**
- * sfu_mem_charge_jit() - sfu_mem_charge() for a JIT section
- * @bytes: what the caller is about to allocate (or keep)
- *
- * Also refused where it would take from the part of max_total_bytes kept
- * for ELF regions and sidecars (sfu_jit_pool_limit()).  sfu_user_charge()
- * calls it before it charges the user.
- *
- * Return: 0, or -EDQUOT (nothing counted).
- */
-int sfu_mem_charge_jit(size_t bytes)
-{
-	long total = sfu_mem_add(bytes);
-
-	if (total > sfu_mem_limit())
-		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_GLOBAL);
-	if (total > sfu_jit_pool_limit())
-		return sfu_mem_refuse(bytes, SFU_STAT_REFUSED_JIT_RESERVE);
-	return 0;
-}
-
-/**
- * sfu_mem_uncharge() - give back what sfu_mem_charge() counted
- * @bytes: the same number
- */
-void sfu_mem_uncharge(size_t bytes)
-{
-	atomic_long_sub(bytes, &sfu_bytes);
-}
-
-/**
- * sfu_mem_alloc() - memory for a copy of a section, counted in max_total_bytes
- * @bytes: its size
- *
- * The one way the module allocates the bytes of a section it copies (a
- * file's, checked and indexed; a sidecar's, kept), so that every copy is
- * charged to the limit and to the caller's memory cgroup alike.
- *
- * Return: the memory, or ERR_PTR(-EDQUOT) if it would go over
- * max_total_bytes, ERR_PTR(-ENOMEM).
- */
-void *sfu_mem_alloc(size_t bytes)
-{
-	void *p;
-	int ret;
-
-	ret = sfu_mem_charge(bytes);
-	if (ret)
-		return ERR_PTR(ret);
-	p = kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!p) {
-		sfu_mem_uncharge(bytes);
-		return ERR_PTR(-ENOMEM);
-	}
-	return p;
-}
-
-/**
- * sfu_mem_free() - free what sfu_mem_alloc() gave, and uncount it
- * @p: the memory
- * @bytes: the size it was asked for
- */
-void sfu_mem_free(void *p, size_t bytes)
-{
-	kvfree(p);
-	sfu_mem_uncharge(bytes);
 }
 
 /* ---- regions */
@@ -233,7 +116,7 @@ struct sfu_region *sfu_region_alloc(gfp_t gfp)
 		return NULL;
 	kref_init(&r->ref);
 	r->bytes = sizeof(*r);
-	atomic_long_add(r->bytes, &sfu_bytes);
+	sfu_mem_count(r->bytes);
 	return r;
 }
 
@@ -267,23 +150,6 @@ static int sfu_region_charge(struct sfu_region *r, size_t bytes)
 			 sfu_mem_charge(bytes);
 }
 
-static void sfu_blob_release(struct kref *ref)
-{
-	struct sfu_blob *blob = container_of(ref, struct sfu_blob, ref);
-
-	sfu_blob_unindex(blob);
-	if (blob->same)
-		sfu_blob_put(blob->same);
-	else if (blob->data)
-		sfu_mem_free(blob->data, blob->len);
-	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
-}
-
-void sfu_blob_put(struct sfu_blob *blob)
-{
-	kref_put(&blob->ref, sfu_blob_release);
-}
-
 static void sfu_region_free_rcu(struct rcu_head *rcu)
 {
 	struct sfu_region *r = container_of(rcu, struct sfu_region, rcu);
@@ -292,13 +158,12 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 		sfu_user_uncharge(r->user, r->bytes);
 		sfu_user_put(r->user);
 	} else {
-		atomic_long_sub(r->bytes, &sfu_bytes);
+		sfu_mem_uncharge(r->bytes);
 	}
 	if (!r->sec_borrowed)
 		sfu_section_destroy(&r->sec);
-	if (r->blob)
-		sfu_blob_put(r->blob);
-	sfu_fcache_put(r->fcache);
+	if (r->owner)
+		sfu_owner_put(r->owner);
 	kfree(r);
 }
 
@@ -326,58 +191,22 @@ void sfu_region_put(struct sfu_region *r)
 }
 
 /**
- * sfu_blob_index() - validate a sidecar's bytes and index them, once
- * @blob: the sidecar, with @blob->data of its own
- *
- * At the link-time address; mappings borrow the index.  The index's
- * memory is charged once, to the sidecar.
- *
- * Return: 0 or a negative error code of the decoder (@blob->sec.diag
- * says what failed), -ENOMEM, -EDQUOT.
- */
-int sfu_blob_index(struct sfu_blob *blob)
-{
-	int ret;
-
-	ret = sfu_section_check(&blob->sec, blob->data, blob->len,
-				blob->link_vaddr, SFU_SEC_TABLE);
-	if (!ret) {
-		blob->sec_bytes = sfu_section_bytes(&blob->sec);
-		ret = sfu_mem_charge(blob->sec_bytes);
-	}
-	if (ret) {
-		sfu_section_destroy(&blob->sec);
-		return ret;
-	}
-	blob->indexed = true;
-	return 0;
-}
-
-/* Drop a sidecar's index (its bytes are about to go, or to be shared). */
-void sfu_blob_unindex(struct sfu_blob *blob)
-{
-	if (!blob->indexed)
-		return;
-	sfu_section_destroy(&blob->sec);
-	sfu_mem_uncharge(blob->sec_bytes);
-	blob->indexed = false;
-}
-
-/**
- * sfu_region_borrow_section() - give a region a sidecar's index
- * @r: the region, with no section yet, holding a reference to the sidecar
- *	that owns @sec
- * @sec: the sidecar's section, indexed at its link-time address
+ * sfu_region_borrow_section() - give a region an index made once
+ * @r: the region, with no section yet
+ * @owner: what holds @sec (a sidecar, a file cache entry); the region
+ *	takes a reference
+ * @sec: the section, indexed at its link-time address
  * @delta: the mapping's load bias
  *
  * The region's section is a copy of @sec's description moved by @delta;
- * its arrays stay the sidecar's (only movable sections qualify,
+ * its arrays stay @owner's (only movable sections qualify,
  * sfu_section_movable()).
  */
-void sfu_region_borrow_section(struct sfu_region *r,
+void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
 			       const struct sfu_section *sec,
 			       unsigned long delta)
 {
+	r->owner = sfu_owner_get(owner);
 	sfu_section_move(&r->sec, sec, delta);
 	r->sec_borrowed = true;
 	r->version = sec->elems[0].version;

@@ -19,9 +19,40 @@
 struct file;
 struct mm_struct;
 struct task_struct;
-struct sfu_blob;
-struct sfu_fcache;
 struct sfu_user;
+
+/*
+ * What regions borrow a section from: a sidecar (sidecar.h) or a file
+ * cache entry (filecache.c), which embeds it.  Counted references; the
+ * last one calls @release, the embedder's.
+ */
+struct sfu_owner {
+	struct kref ref;
+	void (*release)(struct kref *ref);
+};
+
+static inline void sfu_owner_init(struct sfu_owner *o,
+				  void (*release)(struct kref *ref))
+{
+	kref_init(&o->ref);
+	o->release = release;
+}
+
+static inline struct sfu_owner *sfu_owner_get(struct sfu_owner *o)
+{
+	kref_get(&o->ref);
+	return o;
+}
+
+static inline bool sfu_owner_tryget(struct sfu_owner *o)
+{
+	return kref_get_unless_zero(&o->ref);
+}
+
+static inline void sfu_owner_put(struct sfu_owner *o)
+{
+	kref_put(&o->ref, o->release);
+}
 
 /* One registered section and the text range it describes. Immutable. */
 struct sfu_region {
@@ -30,8 +61,11 @@ struct sfu_region {
 	unsigned long start;		/* text range */
 	unsigned long end;
 	struct sfu_section sec;
-	struct sfu_blob *blob;		/* sidecar bytes, or NULL */
-	struct sfu_fcache *fcache;	/* lends @sec's index, or NULL */
+	/*
+	 * A reference to what @sec's arrays (@sec_borrowed) or bytes are
+	 * borrowed from, or NULL: they are the region's own.
+	 */
+	struct sfu_owner *owner;
 	struct sfu_user *user;		/* a JIT region's payer, or NULL */
 	/* The mapped file, or NULL (JIT); only for holders of @ref. */
 	struct file *file;
@@ -39,7 +73,7 @@ struct sfu_region {
 	unsigned long ino;
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
 	u8 version;
-	bool sec_borrowed;		/* @sec's arrays are the blob's */
+	bool sec_borrowed;		/* @sec's arrays are @owner's */
 	size_t bytes;			/* memory this region holds */
 };
 
@@ -86,9 +120,7 @@ enum sfu_overlap {
 struct sfu_region *sfu_region_alloc(gfp_t gfp);
 struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u);
 void sfu_region_put(struct sfu_region *r);
-int sfu_blob_index(struct sfu_blob *blob);
-void sfu_blob_unindex(struct sfu_blob *blob);
-void sfu_region_borrow_section(struct sfu_region *r,
+void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
 			       const struct sfu_section *sec,
 			       unsigned long delta);
 /* How a section is set up (sfu_section_check(), sfu_region_init_section()) */
@@ -105,10 +137,6 @@ void sfu_mm_exit(struct mm_struct *mm);
 void sfu_registry_use_hooks(bool on);
 void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,
 		     unsigned long end);
-int sfu_mem_charge_jit(size_t bytes);
-void sfu_mem_uncharge(size_t bytes);
-void *sfu_mem_alloc(size_t bytes);
-void sfu_mem_free(void *p, size_t bytes);
 int sfu_mm_insert(struct sfu_mm *smm, struct sfu_region *r,
 		  enum sfu_overlap overlap, gfp_t gfp);
 int sfu_mm_remove_jit(struct sfu_mm *smm, unsigned long start);
@@ -116,7 +144,6 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 			 unsigned long end);
 bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
 		   const struct file *file);
-void sfu_blob_put(struct sfu_blob *blob);
 struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc);
 struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm);
 void sfu_map_release(struct sfu_map *map);
@@ -129,11 +156,9 @@ void sfu_registry_exit(void);
 extern unsigned int sfu_max_sections;
 extern unsigned long sfu_max_mm_bytes;
 bool sfu_section_too_big(u64 len);
-long sfu_mem_limit(void);
 
 /* The registry's sizes, for the counters (stats.c). */
 long sfu_stat_mms(void);
 long sfu_stat_regions(void);
-long sfu_stat_bytes(void);
 
 #endif /* _SFU_REGISTRY_H */

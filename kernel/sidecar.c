@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 
 #include "elf.h"
+#include "mem.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -77,6 +78,56 @@ static bool sfu_sidecar_matches(const struct sfu_blob *blob,
 	return !sfu_file_stamp(file, &st) && sfu_stamp_equal(&st, &blob->stamp);
 }
 
+/**
+ * sfu_blob_index() - validate a sidecar's bytes and index them, once
+ * @blob: the sidecar, with @blob->data of its own
+ *
+ * At the link-time address; mappings borrow the index.  The index's
+ * memory is charged once, to the sidecar.
+ *
+ * Return: 0 or a negative error code of the decoder (@blob->sec.diag
+ * says what failed), -ENOMEM, -EDQUOT.
+ */
+static int sfu_blob_index(struct sfu_blob *blob)
+{
+	int ret;
+
+	ret = sfu_section_check(&blob->sec, blob->data, blob->len,
+				blob->link_vaddr, SFU_SEC_TABLE);
+	if (!ret) {
+		blob->sec_bytes = sfu_section_bytes(&blob->sec);
+		ret = sfu_mem_charge(blob->sec_bytes);
+	}
+	if (ret) {
+		sfu_section_destroy(&blob->sec);
+		return ret;
+	}
+	blob->indexed = true;
+	return 0;
+}
+
+/* Drop a sidecar's index (its bytes are about to go, or to be shared). */
+static void sfu_blob_unindex(struct sfu_blob *blob)
+{
+	if (!blob->indexed)
+		return;
+	sfu_section_destroy(&blob->sec);
+	sfu_mem_uncharge(blob->sec_bytes);
+	blob->indexed = false;
+}
+
+static void sfu_blob_release(struct kref *ref)
+{
+	struct sfu_blob *blob = container_of(ref, struct sfu_blob, owner.ref);
+
+	sfu_blob_unindex(blob);
+	if (blob->same)
+		sfu_blob_put(blob->same);
+	else if (blob->data)
+		sfu_mem_free(blob->data, blob->len);
+	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
+}
+
 /*
  * Take @blob, found stale or gone, out of the table if it is still there.
  * Return: whether it was.
@@ -124,7 +175,7 @@ struct sfu_blob *sfu_sidecar_get(struct file *file)
 
 	rcu_read_lock();
 	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
-	if (blob && !kref_get_unless_zero(&blob->ref))
+	if (blob && !sfu_owner_tryget(&blob->owner))
 		blob = NULL;
 	rcu_read_unlock();
 	if (!blob || sfu_sidecar_matches(blob, file))
@@ -158,7 +209,7 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
 		if (!sfu_sidecar_same(blob, other))
 			continue;
 		owner = other->same ? other->same : other;
-		kref_get(&owner->ref);
+		sfu_owner_get(&owner->owner);
 		sfu_blob_unindex(blob);
 		sfu_mem_free(blob->data, blob->len);
 		blob->data = owner->data;
@@ -201,7 +252,7 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		ret = -ENOMEM;
 		goto free_phdrs;
 	}
-	kref_init(&blob->ref);
+	sfu_owner_init(&blob->owner, sfu_blob_release);
 	blob->dev = inode->i_sb->s_dev;
 	blob->ino = inode->i_ino;
 	blob->link_vaddr = arg->sframe_vaddr;

@@ -14,13 +14,14 @@
 #include <uapi/linux/sframe_unwind.h>
 
 #include "elf.h"
+#include "registry.h"
 
 struct file;
 struct sfu_watch;
 
 /* A sidecar section: kernel copy of generated SFrame for one file. */
 struct sfu_blob {
-	struct kref ref;
+	struct sfu_owner owner;		/* references: table, regions, watch */
 	struct rcu_head rcu;
 	struct hlist_node node;		/* sfu_sidecars: RCU, its mutex */
 	dev_t dev;
@@ -49,6 +50,11 @@ struct sfu_blob {
 	/* The watch on its file (watch.c) while in the table, or NULL. */
 	struct sfu_watch *watch;
 };
+
+static inline void sfu_blob_put(struct sfu_blob *blob)
+{
+	sfu_owner_put(&blob->owner);
+}
 
 struct sfu_blob *sfu_sidecar_get(struct file *file);
 int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,

@@ -61,7 +61,7 @@ static int sfu_watch_event(struct fsnotify_mark *mark, u32 mask,
 	if (!g)
 		return -ENOMEM;	/* the sidecar stays until found stale */
 	INIT_WORK(&g->work, sfu_gone_work);
-	kref_get(&w->blob->ref);
+	sfu_owner_get(&w->blob->owner);
 	g->blob = w->blob;
 	queue_work(sfu_watch_wq, &g->work);
 	return 0;
@@ -130,7 +130,7 @@ struct sfu_watch *sfu_watch_start(struct sfu_blob *blob, struct inode *inode)
 		return NULL;
 	fsnotify_init_mark(&w->mark, sfu_watch_group);
 	w->mark.mask = SFU_WATCH_EVENTS;
-	kref_get(&blob->ref);
+	sfu_owner_get(&blob->owner);
 	w->blob = blob;
 	if (fsnotify_add_inode_mark(&w->mark, inode, 0)) {
 		fsnotify_put_mark(&w->mark);	/* frees it: sfu_watch_free() */

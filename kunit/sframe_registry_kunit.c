@@ -19,6 +19,7 @@
 
 #include <uapi/linux/sframe_unwind.h>
 
+#include "../kernel/mem.h"
 #include "../kernel/registry.h"
 #include "../kernel/stats.h"
 #include "sframe_test_sections.h"
@@ -66,7 +67,7 @@ static int reg_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	rcu_barrier();
 	ctx->regions0 = sfu_stat_regions();
-	ctx->bytes0 = sfu_stat_bytes();
+	ctx->bytes0 = sfu_mem_bytes();
 	ctx->mms0 = sfu_stat_mms();
 	ctx->mm = mm_alloc();
 	KUNIT_ASSERT_NOT_NULL(test, ctx->mm);
@@ -92,7 +93,7 @@ static void reg_exit(struct kunit *test)
 	rcu_read_unlock();
 	KUNIT_EXPECT_EQ(test, sfu_stat_mms(), ctx->mms0);
 	KUNIT_EXPECT_EQ(test, sfu_stat_regions(), ctx->regions0);
-	KUNIT_EXPECT_EQ(test, sfu_stat_bytes(), ctx->bytes0);
+	KUNIT_EXPECT_EQ(test, sfu_mem_bytes(), ctx->bytes0);
 }
 
 static struct sfu_region *reg_find(struct reg_ctx *ctx, unsigned long pc)

@@ -71,8 +71,8 @@ sframe_unwind_kunit-y := kunit/sframe_decode_kunit.o \
 	kunit/sframe_registry_kunit.o kunit/sframe_unwind_kunit.o \
 	kunit/sframe_test_sections.o \
 	$(patsubst %,lib/sframe/%.o,$(sframe-dec) $(sframe-enc)) \
-	kernel/registry.o kernel/quota.o kernel/filecache.o kernel/elf.o \
-	kernel/stats.o kernel/unwind.o
+	kernel/registry.o kernel/mem.o kernel/quota.o kernel/stats.o \
+	kernel/unwind.o
 sframe_unwind_kunit-$(CONFIG_X86_64) += kernel/arch/x86.o
 sframe_unwind_kunit-$(CONFIG_ARM64) += kernel/arch/arm64.o
 sframe_unwind_kunit-$(CONFIG_S390) += kernel/arch/s390.o
