@@ -52,6 +52,9 @@ int sfu_stats_init(void);
 void sfu_stats_exit(void);
 u64 sfu_stat_read(enum sfu_stat stat);
 const char *sfu_stat_name(enum sfu_stat stat);
+/* Room for the reason sfu_refuse() is given, where a caller builds it. */
+#define SFU_REFUSE_WHY_LEN	128
+
 void sfu_refuse(const char *who, const char *why, u64 off, int err);
 void sfu_refuse_file(struct file *file, const char *why, u64 off, int err);
 

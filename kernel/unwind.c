@@ -42,7 +42,6 @@
 #include <uapi/linux/sframe_unwind.h>
 
 #include "arch/arch.h"
-#include "introspect.h"
 #include "registry.h"
 #include "stats.h"
 
@@ -368,7 +367,7 @@ static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
 /* Note a corrupt section: drop it if this context may, else leave it. */
 static void sfu_region_corrupt(struct sfu_region *r, enum sfu_mem mode)
 {
-	char why[SFU_DBG_LINE];
+	char why[SFU_REFUSE_WHY_LEN];
 
 	if (mode != SFU_MEM_USER)
 		return;
