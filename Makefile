@@ -13,6 +13,8 @@
 #                        x86-64, arm64 and s390x
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug|
 #                        6.12-deb13|7|7.3|7-rt|...  (scripts/qemu/run.sh)
+#   make -C selftests [CROSS_COMPILE=aarch64-linux-gnu-|s390x-linux-gnu-]
+#                        the selftests' programs only (build/selftests/ARCH)
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make fuzz-long       both until FUZZ_RUNS (100M) executions, at nice 19;
@@ -75,16 +77,12 @@ HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean check check-all check-host check-corpus check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
-	man install dkms-src dkms-install dkms-remove deb check-deb sframe-srcs module-src
+	man install dkms-src dkms-install dkms-remove deb check-deb module-src
 
 all: $(HOST_TOOLS)
 
 help:
 	@sed -n 's/^#   //p' Makefile
-
-# The SFrame library's sources, for scripts that build outside make.
-sframe-srcs:
-	@echo $(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O):
 	@mkdir -p $@
@@ -192,6 +190,8 @@ fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
 sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
 
+# The benchmarks are in bench/ (run.sh takes them from there, make -C
+# selftests bench builds their programs).
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.

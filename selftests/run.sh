@@ -4,11 +4,13 @@
 # Guest-side runner, in the manner of kselftest's run_kselftest.sh: runs the
 # tests named in /selftests/list in order and prints TAP 13.  A test exits
 # 0 (pass), 4 (skip: it printed why) or anything else (fail); its own output
-# is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds,
-# or the seconds its list line names after it ("NAME SECONDS").
+# is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds
+# (default: settings' timeout=), or the seconds its list line names after
+# it ("NAME SECONDS", from selftests/Makefile's timeouts).
 KSFT_SKIP=4
-timeout_s=${SFU_TEST_TIMEOUT:-120}
 cd /selftests || exit 1
+timeout_s=${SFU_TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' settings)}
+timeout_s=${timeout_s:-120}
 
 n=$(grep -c . list)
 echo "TAP version 13"

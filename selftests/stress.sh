@@ -74,10 +74,6 @@ seconds() {
 	echo "$(($1 / 10)).$(($1 % 10))"
 }
 
-loaded() {
-	[ -d /sys/module/sframe_unwind ]
-}
-
 # bounded TENTHS COMMAND...: run COMMAND, give up on it after TENTHS
 # (its exit status, or 124 with $hung set: it is left where it hangs).
 bounded() {

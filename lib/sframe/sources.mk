@@ -2,8 +2,8 @@
 #
 # The SFrame library's sources: the one list that every build reads.
 # Kbuild (the module), the Makefile (host tools, tests, fuzzers),
-# scripts/kunit.sh (KUnit) and scripts/qemu/run.sh (guest programs,
-# through "make sframe-srcs") all take it from here.
+# scripts/kunit.sh (KUnit) and selftests/Makefile (the guest programs)
+# all take it from here.
 #
 #   sframe-dec	reading sections: headers, FDEs, FREs, rules, lookups,
 #		row indexes, rule tables, printing, the build-id note

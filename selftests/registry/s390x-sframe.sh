@@ -17,6 +17,12 @@
 # (160 - 160) / 8 = 0), RA in r14 and FP unchanged: enough for the
 # registration tests, which look up function starts, not for unwinding.
 #
+# Kept beside scripts/sframe-gen on purpose: a producer independent of the
+# code under test, as sframe-gen encodes with lib/sframe/, the library
+# whose decoder the module runs (unwind_chain_gen tests sframe-gen's
+# sections on every architecture); and sframe-gen writes no section of
+# one row per function with unsorted FDEs.
+#
 # Layout (include/sframe/format.h): 28-byte header, 20-byte FDEs, then
 # one 3-byte FRE per function (1-byte start, info 0x03 = SP based, one
 # 1-byte data word, the word).

@@ -26,6 +26,11 @@
 # registry script: big-endian, ABI 4, SFRAME_F_FDE_FUNC_START_PCREL, not
 # sorted.  Exits 1 on CFI it cannot express (a CFA based on another
 # register, .cfi_escape, ...), so a build never gets rows that lie.
+#
+# Kept beside scripts/sframe-gen (which derives rows from the same CFI) on
+# purpose: a producer independent of the code under test, as sframe-gen
+# encodes with lib/sframe/, the library whose decoder the module runs;
+# unwind_chain_gen tests sframe-gen's sections on every architecture.
 set -euo pipefail
 
 [ $# -eq 2 ] || { echo "usage: s390x-sframe-cfi.sh IN.s OUT.s" >&2; exit 2; }

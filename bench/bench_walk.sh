@@ -5,7 +5,7 @@
 # frame-pointer walk against the module's SFrame walk, side by side in one
 # boot, and the module's memory per registered process and library.
 #
-# walk time   selftests/bench/walk.c (-O2 -fno-omit-frame-pointer with
+# walk time   bench/walk.c (-O2 -fno-omit-frame-pointer with
 #             SFrame: both walks work on it) spins in the leaf of a
 #             recursion through 12 functions with frames of 12 sizes,
 #             DEPTH deep (8, 32, 127).  perf record -e cpu-clock

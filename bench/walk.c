@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A user stack of known depth for make bench (selftests/bench_walk.sh):
+ * A user stack of known depth for make bench (bench/bench_walk.sh):
  *
  *   walk spin DEPTH     main calls a cycle of WALK_NFUNCS distinct
  *                       functions, DEPTH frames deep (the DEPTH-th is the
