@@ -65,7 +65,8 @@ GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
 GEN_SRCS	:= scripts/sframe-gen.c $(GEN_LIB_SRCS)
 GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
 		   scripts/elf-embed.h scripts/sframe-reenc.h
-CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-sync.c \
+CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-core.c \
+		   scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
 		   scripts/sframectl-fuse.c \

@@ -1163,44 +1163,21 @@ free_vm:
 
 /* ---- ELF ---- */
 
-struct ehf_elf_ctx {
-	const struct elf_file *f;
-	bool big;
-};
-
-static u64 ehf_elf_get(const struct ehf_elf_ctx *e, u64 off, unsigned int n)
+/* What a section of the file tells: .text, .got or .eh_frame. */
+static void ehf_elf_section(const struct elf_view *e, struct ehf_elf *elf,
+			    const u8 *sh)
 {
-	return elf_rd(e->big, e->f->data + off, n);
-}
-
-#define EHF_FIELD(e, base, type, field) \
-	ehf_elf_get(e, (base) + offsetof(type, field), \
-		    sizeof(((type *)0)->field))
-
-static const char *ehf_sh_name(const struct ehf_elf_ctx *e, u64 stroff,
-			       u64 strsize, u64 sh)
-{
-	u64 name = EHF_FIELD(e, sh, Elf64_Shdr, sh_name);
-	const char *p = (const char *)e->f->data + stroff;
-
-	if (name >= strsize || !memchr(p + name, 0, strsize - name))
-		return "";
-	return p + name;
-}
-
-static void ehf_elf_section(const struct ehf_elf_ctx *e, struct ehf_elf *elf,
-			    const char *name, u64 sh)
-{
-	u64 off = EHF_FIELD(e, sh, Elf64_Shdr, sh_offset);
-	u64 size = EHF_FIELD(e, sh, Elf64_Shdr, sh_size);
-	u64 addr = EHF_FIELD(e, sh, Elf64_Shdr, sh_addr);
+	const char *name = elf_sh_name(e, sh);
+	u64 off = ELF_RD(e, sh, Elf64_Shdr, sh_offset);
+	u64 size = ELF_RD(e, sh, Elf64_Shdr, sh_size);
+	u64 addr = ELF_RD(e, sh, Elf64_Shdr, sh_addr);
 
 	if (!strcmp(name, ".text")) {
 		elf->text_vaddr = addr;
 	} else if (!strcmp(name, ".got")) {
 		elf->got_vaddr = addr;
 	} else if (!strcmp(name, ".eh_frame") &&
-		   EHF_FIELD(e, sh, Elf64_Shdr, sh_type) != SHT_NOBITS &&
+		   ELF_RD(e, sh, Elf64_Shdr, sh_type) != SHT_NOBITS &&
 		   elf_in_file(e->f, off, size)) {
 		elf->eh_frame = e->f->data + off;
 		elf->eh_frame_size = size;
@@ -1209,54 +1186,25 @@ static void ehf_elf_section(const struct ehf_elf_ctx *e, struct ehf_elf *elf,
 	}
 }
 
-static void ehf_elf_by_shdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
-{
-	u64 shoff = EHF_FIELD(e, 0, Elf64_Ehdr, e_shoff);
-	u64 shnum = EHF_FIELD(e, 0, Elf64_Ehdr, e_shnum);
-	u64 shstrndx = EHF_FIELD(e, 0, Elf64_Ehdr, e_shstrndx);
-	u64 str_sh, stroff, strsize, sh, i;
-
-	if (!shoff || shstrndx >= shnum ||
-	    !elf_in_file(e->f, shoff, shnum * sizeof(Elf64_Shdr)))
-		return;
-	str_sh = shoff + shstrndx * sizeof(Elf64_Shdr);
-	stroff = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_offset);
-	strsize = EHF_FIELD(e, str_sh, Elf64_Shdr, sh_size);
-	if (!elf_in_file(e->f, stroff, strsize))
-		return;
-	for (i = 0; i < shnum; i++) {
-		sh = shoff + i * sizeof(Elf64_Shdr);
-		ehf_elf_section(e, elf, ehf_sh_name(e, stroff, strsize, sh),
-				sh);
-	}
-}
-
 /*
  * Without section headers: .eh_frame_hdr's eh_frame_ptr.  The section's
  * size is unknown, so it runs to the end of its segment and the reader
  * stops at the terminator.
  */
-static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
+static void ehf_elf_by_phdr(const struct elf_view *e, struct ehf_elf *elf)
 {
-	u64 phoff = EHF_FIELD(e, 0, Elf64_Ehdr, e_phoff);
-	u64 phnum = EHF_FIELD(e, 0, Elf64_Ehdr, e_phnum);
 	struct ehf_section hdr = { .big = e->big, .addr_size = sizeof(u64) };
 	struct ehf_cur c = { .s = &hdr, .pos = EHF_HDR_PTR_OFF };
-	u64 ph, off, left, ptr, i;
-	const u8 *eh_frame;
+	const u8 *ph, *eh_frame;
+	u64 off, left, ptr;
+	u32 i = 0;
 
-	if (!elf_in_file(e->f, phoff, phnum * sizeof(Elf64_Phdr)))
+	ph = elf_next_phdr(e, PT_GNU_EH_FRAME, &i);
+	if (!ph)
 		return;
-	for (i = 0; i < phnum; i++) {
-		ph = phoff + i * sizeof(Elf64_Phdr);
-		if (EHF_FIELD(e, ph, Elf64_Phdr, p_type) == PT_GNU_EH_FRAME)
-			break;
-	}
-	if (i == phnum)
-		return;
-	off = EHF_FIELD(e, ph, Elf64_Phdr, p_offset);
-	hdr.size = EHF_FIELD(e, ph, Elf64_Phdr, p_filesz);
-	hdr.vaddr = EHF_FIELD(e, ph, Elf64_Phdr, p_vaddr);
+	off = ELF_RD(e, ph, Elf64_Phdr, p_offset);
+	hdr.size = ELF_RD(e, ph, Elf64_Phdr, p_filesz);
+	hdr.vaddr = ELF_RD(e, ph, Elf64_Phdr, p_vaddr);
 	if (!elf_in_file(e->f, off, hdr.size) || hdr.size <= EHF_HDR_PTR_OFF)
 		return;
 	hdr.data = e->f->data + off;
@@ -1288,20 +1236,21 @@ static void ehf_elf_by_phdr(const struct ehf_elf_ctx *e, struct ehf_elf *elf)
 int ehf_elf_open(const struct elf_file *f, struct ehf_elf *elf,
 		 struct ehf_error *err)
 {
-	struct ehf_elf_ctx e = { .f = f };
+	struct elf_view e;
+	const u8 *sh;
+	u32 i;
 
 	memset(elf, 0, sizeof(*elf));
 	err->off = 0;
-	if (f->size < sizeof(Elf64_Ehdr) || memcmp(f->data, ELFMAG, SELFMAG) ||
-	    f->data[EI_CLASS] != ELFCLASS64) {
+	if (elf_view_init(&e, f)) {
 		err->what = "not a 64-bit ELF file";
 		return -ENOEXEC;
 	}
-	e.big = f->data[EI_DATA] == ELFDATA2MSB;
 	elf->big = e.big;
-	elf->machine = EHF_FIELD(&e, 0, Elf64_Ehdr, e_machine);
-	elf->type = EHF_FIELD(&e, 0, Elf64_Ehdr, e_type);
-	ehf_elf_by_shdr(&e, elf);
+	elf->machine = ELF_RD(&e, f->data, Elf64_Ehdr, e_machine);
+	elf->type = ELF_RD(&e, f->data, Elf64_Ehdr, e_type);
+	for (i = 0; (sh = elf_shdr(&e, i)); i++)
+		ehf_elf_section(&e, elf, sh);
 	if (!elf->eh_frame)
 		ehf_elf_by_phdr(&e, elf);
 	if (!elf->eh_frame) {

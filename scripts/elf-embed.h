@@ -14,7 +14,7 @@
 
 /* Where the new segment goes; filled in by elf_embed_plan(). */
 struct elf_embed {
-	bool big;
+	struct elf_view elf;	/* the file */
 	u64 seg_off;		/* file offset of the new segment */
 	u64 seg_vaddr;
 	u64 seg_align;
@@ -28,7 +28,7 @@ struct elf_embed {
 };
 
 int elf_embed_plan(const struct elf_file *f, struct elf_embed *e);
-int elf_embed_write(const struct elf_file *f, struct elf_embed *e,
-		    const u8 *sec, u64 len, struct elf_file *out);
+int elf_embed_write(struct elf_embed *e, const u8 *sec, u64 len,
+		    struct elf_file *out);
 
 #endif /* _SCRIPTS_ELF_EMBED_H */

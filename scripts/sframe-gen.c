@@ -280,7 +280,7 @@ static int gen_embed(const struct gen_cmd *c, const struct elf_file *in,
 
 	ret = elf_embed_plan(in, &plan);
 	if (!ret)
-		ret = elf_embed_write(in, &plan, r->buf, r->len, &out);
+		ret = elf_embed_write(&plan, r->buf, r->len, &out);
 	if (ret) {
 		fprintf(stderr, "sframe-gen: %s: %s\n", c->o.in, plan.err);
 		return ret;

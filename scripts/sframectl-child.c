@@ -59,14 +59,6 @@
 #define CTL_AUDIT_ARCH		AUDIT_ARCH_S390X
 #endif
 
-unsigned int ctl_child_timeout_s = CTL_CHILD_TIMEOUT_S;
-
-/* The child the parent waits for now (one at a time). */
-static struct {
-	long long deadline_ms;
-	const char *name;
-} ctl_waiting;
-
 /* In the child: its parent, which it does not outlive. */
 static pid_t ctl_parent;
 
@@ -78,39 +70,44 @@ static long long ctl_now_ms(void)
 	return ts.tv_sec * CTL_MS_PER_S + ts.tv_nsec / CTL_NS_PER_MS;
 }
 
-static int ctl_ms_left(void)
+static int ctl_ms_left(const struct ctl_wait *w)
 {
-	long long left = ctl_waiting.deadline_ms - ctl_now_ms();
+	long long left = w->deadline_ms - ctl_now_ms();
 
 	return left > 0 ? (int)left : 0;
 }
 
 /**
  * ctl_child_started() - a child was forked for @name: its deadline starts
+ * @w: what the parent waits for
  * @name: the file, for messages
+ * @timeout_s: how long the child may take (--child-timeout)
  */
-void ctl_child_started(const char *name)
+void ctl_child_started(struct ctl_wait *w, const char *name,
+		       unsigned int timeout_s)
 {
-	ctl_waiting.name = name;
-	ctl_waiting.deadline_ms = ctl_now_ms() +
-				  ctl_child_timeout_s * CTL_MS_PER_S;
+	w->name = name;
+	w->timeout_s = timeout_s;
+	w->deadline_ms = ctl_now_ms() + timeout_s * CTL_MS_PER_S;
 }
 
 /**
  * ctl_child_read() - read() from the child, waiting until its deadline
+ * @w: the child, from ctl_child_started()
  * @fd: the pipe from the child
  * @buf: where
  * @len: at most this much
  *
  * Return: what read() returned, or -1 when the deadline has passed.
  */
-ssize_t ctl_child_read(int fd, void *buf, size_t len)
+ssize_t ctl_child_read(const struct ctl_wait *w, int fd, void *buf,
+		       size_t len)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int n;
 
 	do {
-		n = poll(&pfd, 1, ctl_ms_left());
+		n = poll(&pfd, 1, ctl_ms_left(w));
 	} while (n < 0 && errno == EINTR);
 	if (n <= 0)
 		return -1;
@@ -119,62 +116,64 @@ ssize_t ctl_child_read(int fd, void *buf, size_t len)
 
 #ifdef __NR_pidfd_open
 /* Until the child ends or the deadline passes; false if it cannot tell. */
-static bool ctl_pidfd_wait(pid_t pid)
+static bool ctl_pidfd_wait(const struct ctl_wait *w, pid_t pid)
 {
 	struct pollfd pfd = { .events = POLLIN };
 
 	pfd.fd = syscall(__NR_pidfd_open, pid, 0);
 	if (pfd.fd < 0)
 		return false;
-	while (poll(&pfd, 1, ctl_ms_left()) < 0 && errno == EINTR)
+	while (poll(&pfd, 1, ctl_ms_left(w)) < 0 && errno == EINTR)
 		;
 	close(pfd.fd);
 	return true;
 }
 #else
-static bool ctl_pidfd_wait(pid_t pid)
+static bool ctl_pidfd_wait(const struct ctl_wait *w, pid_t pid)
 {
 	return false;
 }
 #endif
 
 /* What a killed child's signal means here. */
-static void ctl_child_killed(int sig)
+static void ctl_child_killed(const struct ctl_wait *w, int sig)
 {
 	if (sig == SIGSYS)
 		fprintf(stderr, "%s: %s: the parsing child made a forbidden system call (SIGSYS); killed\n",
-			ctl_prog, ctl_waiting.name);
+			ctl_prog, w->name);
 	else
 		fprintf(stderr, "%s: %s: the parsing child was killed by signal %d (%s)\n",
-			ctl_prog, ctl_waiting.name, sig, strsignal(sig));
+			ctl_prog, w->name, sig, strsignal(sig));
 }
 
 /**
  * ctl_child_wait() - reap the child, killing it if its deadline passes
+ * @w: the child's deadline, from ctl_child_started()
  * @pid: the child
  * @status: its wait status
  *
  * Return: 0, or -1 if it could not be reaped.
  */
-int ctl_child_wait(pid_t pid, int *status)
+int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status)
 {
 	pid_t got = waitpid(pid, status, WNOHANG);
 
-	if (!got && !ctl_pidfd_wait(pid)) {
-		while (!(got = waitpid(pid, status, WNOHANG)) && ctl_ms_left())
+	if (!got && !ctl_pidfd_wait(w, pid)) {
+		while (!(got = waitpid(pid, status, WNOHANG)) &&
+		       ctl_ms_left(w))
 			usleep(CTL_REAP_STEP_MS * 1000);
 	}
 	if (!got)
 		got = waitpid(pid, status, WNOHANG);
 	if (!got) {
 		fprintf(stderr, "%s: %s: parsing took longer than %u s (--child-timeout); stopped\n",
-			ctl_prog, ctl_waiting.name, ctl_child_timeout_s);
+			ctl_prog, w->name, w->timeout_s);
 		kill(pid, SIGKILL);
 		got = waitpid(pid, status, 0);
 		return got == pid ? 0 : -1;
 	}
 	if (got == pid && WIFSIGNALED(*status))
-		ctl_child_killed(WTERMSIG(*status));
+		ctl_child_killed(w, WTERMSIG(*status));
 	return got == pid ? 0 : -1;
 }
 

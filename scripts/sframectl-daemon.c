@@ -76,6 +76,7 @@ struct ctl_lat {
 
 /* What the daemon keeps between events. */
 struct ctl_state {
+	struct ctl_ctx *ctl;	/* its device open only while it syncs */
 	struct ctl_seen seen;
 	struct ctl_pool pool;
 	struct ctl_lat lat;
@@ -98,13 +99,15 @@ double ctl_now(void)
 	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
 }
 
-/* Sync every running process's files with the device @dev. */
-static void ctl_full_sync(struct ctl_state *st, int dev)
+/* Sync every running process's files, then close the device. */
+static void ctl_full_sync(struct ctl_state *st)
 {
-	ctl_sync(dev, &st->seen);
+	ctl_sync(st->ctl, &st->seen);
 	st->last_sync = ctl_now();
 	st->sync_due = false;
 	fflush(stdout);
+	close(st->ctl->dev);
+	st->ctl->dev = -1;
 }
 
 /* Write @val to the event's enable file; false if there is none. */
@@ -137,13 +140,11 @@ static bool ctl_event_on(void)
 /* The module is (back): turn the event on, then cover what runs. */
 static void ctl_resume(struct ctl_state *st)
 {
-	int dev;
-
 	if (!ctl_event_set("1"))
 		return;
 	ctl_seen_free(&st->seen);
-	dev = ctl_open_dev();
-	if (dev < 0) {
+	st->ctl->dev = ctl_open_dev();
+	if (st->ctl->dev < 0) {
 		/*
 		 * A module's events appear before its init function runs
 		 * (and go after its exit): the device may not be there yet.
@@ -154,8 +155,7 @@ static void ctl_resume(struct ctl_state *st)
 	}
 	printf("daemon: module present, event on; syncing\n");
 	fflush(stdout);
-	ctl_full_sync(st, dev);
-	close(dev);
+	ctl_full_sync(st);
 }
 
 /* Is @line trace_pipe's report of lost events, and nothing else? */
@@ -180,7 +180,6 @@ static bool ctl_lost_line(const char *line)
 static void ctl_sync_if_due(struct ctl_state *st)
 {
 	double wait = st->last_sync + CTL_SYNC_GAP_S - ctl_now();
-	int dev;
 
 	if (st->lost && !st->sync_due && wait > 0)
 		printf("daemon: events lost; next sync in %.0f s (one every %d s at most)\n",
@@ -190,13 +189,12 @@ static void ctl_sync_if_due(struct ctl_state *st)
 	if (!st->sync_due || wait > 0)
 		return;
 	printf("daemon: events lost; syncing\n");
-	dev = ctl_open_dev();
-	if (dev < 0) {
+	st->ctl->dev = ctl_open_dev();
+	if (st->ctl->dev < 0) {
 		st->last_sync = ctl_now();	/* try again later */
 		return;
 	}
-	ctl_full_sync(st, dev);
-	close(dev);
+	ctl_full_sync(st);
 }
 
 /*
@@ -374,12 +372,14 @@ static int ctl_instance(void)
 
 /**
  * ctl_daemon() - the daemon command
+ * @ctx: the cache and the child's deadline; the device is opened when
+ *	needed
  *
  * Return: 0 when stopped by a signal, 1 if it could not start.
  */
-int ctl_daemon(void)
+int ctl_daemon(struct ctl_ctx *ctx)
 {
-	struct ctl_state st = { 0 };
+	struct ctl_state st = { .ctl = ctx };
 	struct pollfd pfd[CTL_PFDS];
 	size_t len = 0;
 	sigset_t stop;
@@ -391,7 +391,7 @@ int ctl_daemon(void)
 	sigaddset(&stop, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &stop, NULL))
 		return 1;
-	if (ctl_pool_init(&st.pool))
+	if (ctl_pool_init(&st.pool, ctx))
 		return 1;
 	st.pool.finished = ctl_finished;
 	st.pool.ctx = &st;

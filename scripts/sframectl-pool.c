@@ -52,12 +52,14 @@ static size_t ctl_owner_queued(const struct ctl_pool *p, unsigned int owner)
 /**
  * ctl_pool_init() - an empty pool
  * @p: the pool
+ * @ctl: what its workers register files with (the device each opens)
  *
  * Return: 0, or -1 if its pipe cannot be made.
  */
-int ctl_pool_init(struct ctl_pool *p)
+int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl)
 {
 	memset(p, 0, sizeof(*p));
+	p->ctl = ctl;
 	p->queue = calloc(CTL_QUEUE_MAX, sizeof(*p->queue));
 	if (!p->queue || pipe2(p->done, O_CLOEXEC | O_NONBLOCK)) {
 		free(p->queue);
@@ -114,15 +116,16 @@ static size_t ctl_pool_pick(const struct ctl_pool *p)
 static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 {
 	struct ctl_done d = { .pid = getpid(), .res = CTL_FAILED };
+	struct ctl_ctx ctl = *p->ctl;	/* with the worker's own device */
 	char path[CTL_MAPPED_MAX];
-	int dev = ctl_open_dev();
 
+	ctl.dev = ctl_open_dev();
 	if (j->fd >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
 	else
 		snprintf(path, sizeof(path), "%s", j->mapped);
-	if (dev >= 0)
-		d.res = ctl_add_one(dev, path, j->name, 0, true);
+	if (ctl.dev >= 0)
+		d.res = ctl_add_one(&ctl, path, j->name, 0, true);
 	fflush(NULL);
 	if (write(p->done[1], &d, sizeof(d)) != sizeof(d))
 		_exit(1);
@@ -200,7 +203,7 @@ static void ctl_pool_read(struct ctl_pool *p)
  */
 static void ctl_pool_expire(struct ctl_pool *p)
 {
-	double deadline = CTL_WORKER_DEADLINES * ctl_child_timeout_s;
+	double deadline = CTL_WORKER_DEADLINES * p->ctl->child_timeout_s;
 	double now = ctl_now();
 	int w;
 

@@ -232,8 +232,8 @@ static void ctl_sync_skip_fuse(struct ctl_map *m, struct ctl_seen *seen)
 			ctl_prog, m->path);
 }
 
-static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
-			 struct ctl_tally *t)
+static void ctl_sync_pid(struct ctl_ctx *ctx, const char *pid,
+			 struct ctl_seen *seen, struct ctl_tally *t)
 {
 	char path[64], line[CTL_LINE_MAX], mapped[96];
 	enum ctl_result res;
@@ -257,7 +257,7 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 		if (!ctl_key_stamp(&m.key, mapped, NULL) ||
 		    !ctl_seen_add(seen, &m.key))
 			continue;
-		res = ctl_add_one(dev, mapped, m.path, 0, true);
+		res = ctl_add_one(ctx, mapped, m.path, 0, true);
 		if (res == CTL_BUSY)
 			ctl_seen_del(seen, &m.key);
 		ctl_count(t, res);
@@ -267,14 +267,14 @@ static void ctl_sync_pid(int dev, const char *pid, struct ctl_seen *seen,
 
 /**
  * ctl_sync() - a sidecar for every file running processes map executable
- * @dev: the device
+ * @ctx: the device, the cache and the child's deadline
  * @seen: files handled already (by an earlier sync or the daemon); the
  *	files of this sync are added to it, but for those leased by their
  *	owners (CTL_BUSY), which the next sync or event tries again
  *
  * Return: 0, or 1 if a file failed.
  */
-int ctl_sync(int dev, struct ctl_seen *seen)
+int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen)
 {
 	struct ctl_tally t = { 0 };
 	struct dirent *d;
@@ -290,13 +290,13 @@ int ctl_sync(int dev, struct ctl_seen *seen)
 	}
 	while ((d = readdir(proc)))
 		if (isdigit((unsigned char)d->d_name[0]))
-			ctl_sync_pid(dev, d->d_name, seen, &t);
+			ctl_sync_pid(ctx, d->d_name, seen, &t);
 	closedir(proc);
 	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
 	       t.added, t.already, t.own, t.failed);
-	if (ctl_cache.dirfd >= 0)
+	if (ctx->cache.dirfd >= 0)
 		printf("cache %s: %u sections loaded, %u stored so far\n",
-		       ctl_cache.dir, ctl_cache.hits, ctl_cache.stores);
+		       ctx->cache.dir, ctx->cache.hits, ctx->cache.stores);
 	return t.failed ? 1 : 0;
 }
 

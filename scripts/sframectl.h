@@ -112,6 +112,7 @@ struct ctl_pool {
 	int done[2];			/* workers' reports */
 	void (*finished)(void *ctx, const struct ctl_job *j);
 	void *ctx;
+	const struct ctl_ctx *ctl;	/* what the workers register with */
 };
 
 /* The sidecar cache (sframectl-cache.c); off while dirfd < 0. */
@@ -122,7 +123,22 @@ struct ctl_cache {
 	unsigned int hits, stores;
 };
 
-extern struct ctl_cache ctl_cache;
+/*
+ * What registering a file takes (sframectl-core.c), from the command
+ * line: the device, the cache, how long a parsing child may take.
+ */
+struct ctl_ctx {
+	int dev;			/* the module's device, or -1 */
+	struct ctl_cache cache;
+	unsigned int child_timeout_s;	/* --child-timeout */
+};
+
+/* The parsing child the parent waits for, and until when. */
+struct ctl_wait {
+	const char *name;		/* its file, for messages */
+	unsigned int timeout_s;
+	long long deadline_ms;		/* CLOCK_MONOTONIC */
+};
 
 /*
  * The file being registered, as the cache knows it: set fd, zero the rest;
@@ -147,10 +163,13 @@ struct ctl_tally {
 	unsigned int added, own, already, failed;
 };
 
+void ctl_ctx_init(struct ctl_ctx *ctx);
 int ctl_open_dev(void);
 int ctl_open_file(const char *path);
-enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
-			    u32 flags, bool quiet);
+const char *ctl_why(int err);
+int ctl_drop_file(int dev, int fd);
+enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
+			    const char *name, u32 flags, bool quiet);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);
@@ -158,18 +177,19 @@ bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
 void ctl_count(struct ctl_tally *t, enum ctl_result res);
-int ctl_sync(int dev, struct ctl_seen *seen);
-int ctl_daemon(void);
+int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen);
+int ctl_daemon(struct ctl_ctx *ctx);
 
-extern unsigned int ctl_child_timeout_s;
-void ctl_child_started(const char *name);
-ssize_t ctl_child_read(int fd, void *buf, size_t len);
-int ctl_child_wait(pid_t pid, int *status);
+void ctl_child_started(struct ctl_wait *w, const char *name,
+		       unsigned int timeout_s);
+ssize_t ctl_child_read(const struct ctl_wait *w, int fd, void *buf,
+		       size_t len);
+int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status);
 void ctl_child_keep(int fd, int out, int in);
 int ctl_child_confine(int fd, const char *name);
 
 double ctl_now(void);
-int ctl_pool_init(struct ctl_pool *p);
+int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl);
 bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
 void ctl_pool_run(struct ctl_pool *p);
 void ctl_pool_reap(struct ctl_pool *p);

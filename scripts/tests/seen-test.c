@@ -15,10 +15,9 @@
 
 /* What sframectl-sync.c needs of the rest of sframectl. */
 const char *ctl_prog = "seen-test";
-struct ctl_cache ctl_cache = { .dirfd = -1 };
 
-enum ctl_result ctl_add_one(int dev, const char *path, const char *name,
-			    u32 flags, bool quiet)
+enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
+			    const char *name, u32 flags, bool quiet)
 {
 	return CTL_FAILED;
 }

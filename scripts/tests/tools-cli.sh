@@ -5,6 +5,8 @@
 # version of include/sframe/version.h, which modinfo shows too) and an
 # unknown option (usage on stderr, exit 2), and its manual page
 # (Documentation/man/) builds and names every option of the usage.
+# sframe-gen --embed refuses a program whose PT_LOAD fields overflow when
+# added or rounded up, with an error and without a crash (also with ASan).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 make -s -C "$root" all || exit 1
@@ -54,4 +56,69 @@ for t in sframe-dump:1 sframe-gen:1 sframectl:8; do
 	tap_check "$t with an unknown option exits 2" refuses "$t"
 	tap_check "$t($sec) documents every option of its usage" documented "$t" "$sec"
 done
+
+# set_phdr ELF first|last FIELD VALUE: set a field of the first or the last
+# PT_LOAD of a 64-bit ELF file; VALUE "top" makes the segment end at the
+# last byte of the address space.
+set_phdr() {
+	python3 - "$@" << 'EOF'
+import struct
+import sys
+
+path, which, field, value = sys.argv[1:5]
+d = bytearray(open(path, 'rb').read())
+en = '>' if d[5] == 2 else '<'
+phoff, = struct.unpack_from(en + 'Q', d, 32)
+size, num = struct.unpack_from(en + 'HH', d, 54)
+loads = [phoff + i * size for i in range(num)
+	 if struct.unpack_from(en + 'I', d, phoff + i * size)[0] == 1]
+ph = loads[0 if which == 'first' else -1]
+at = {'p_offset': 8, 'p_vaddr': 16, 'p_filesz': 32, 'p_memsz': 40,
+      'p_align': 48}[field]
+vaddr, = struct.unpack_from(en + 'Q', d, ph + 16)
+v = (1 << 64) - 1 - vaddr if value == 'top' else int(value, 0)
+struct.pack_into(en + 'Q', d, ph + at, v)
+open(path, 'wb').write(d)
+EOF
+}
+
+# embed_refuses GEN ELF: sframe-gen --embed exits 1..127 with its error
+# message, no sanitizer report, and no copy.
+embed_refuses() {
+	local rc
+
+	"$1" --embed "$2.emb" "$2" > "$2.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$2.out" | head -5
+	[ "$rc" -gt 0 ] && [ "$rc" -lt 128 ] && [ ! -e "$2.emb" ] &&
+		grep -q '^sframe-gen: ' "$2.out" &&
+		! grep -qE 'AddressSanitizer|runtime error' "$2.out"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+asan=$root/build/sframe-gen-asan
+i=0
+if ! command -v python3 > /dev/null ||
+   ! printf 'int main(void) { return 0; }\n' |
+     cc -O1 -x c -o "$tmp/prog" - 2> /dev/null ||
+   ! make -s -C "$root" build/sframe-gen-asan; then
+	skip "sframe-gen --embed refuses overflowing PT_LOAD fields" \
+		"needs cc, python3 and build/sframe-gen-asan"
+else
+	for t in "last p_memsz 0xfffffffffffff000:p_vaddr + p_memsz wraps" \
+		 "first p_memsz top:the image's end rounded up to a page wraps" \
+		 "last p_offset 0xfffffffffffff000:p_offset + p_filesz wraps" \
+		 "last p_align 0x8000000000000000:p_align is 2^63"; do
+		i=$((i + 1))
+		cp "$tmp/prog" "$tmp/bad$i"
+		# shellcheck disable=SC2086  # ELF, which, field, value
+		set_phdr "$tmp/bad$i" ${t%%:*}
+		cp "$tmp/bad$i" "$tmp/asan$i"
+		tap_check "sframe-gen --embed refuses a PT_LOAD where ${t#*:}" \
+			embed_refuses "$root/scripts/sframe-gen" "$tmp/bad$i"
+		tap_check "sframe-gen --embed (ASan) refuses a PT_LOAD where ${t#*:}" \
+			embed_refuses "$asan" "$tmp/asan$i"
+	done
+fi
 tap_end tools-cli

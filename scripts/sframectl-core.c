@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sframectl's core: the module's device, and the registration of one
+ * file's sidecar, as add, sync (sframectl-sync.c) and the daemon's
+ * workers (sframectl-pool.c) do it.  What it needs, the device, the cache
+ * and the child's deadline, comes in a struct ctl_ctx.
+ *
+ * Registration needs CAP_SYS_ADMIN or CAP_PERFMON, so sframectl runs as
+ * root, and it reads files that any user can create and run.  Each file
+ * is therefore parsed in a child process: the file is opened and read into
+ * memory first, then the child gives up its privileges (user and group
+ * nobody, no supplementary groups) and takes CPU-time and memory limits
+ * before it parses a byte; it hands the section back through a pipe.  A
+ * hostile ELF costs at most that child.  The parent registers the section
+ * with the descriptor the child read, so it is the file the section came
+ * from.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../include/sframe/format.h"
+#include "gen.h"
+#include "sframectl.h"
+
+#define CTL_NOBODY		65534
+/* Exit codes of the child besides 0 (a section follows) and 1 (failed). */
+#define CTL_CHILD_HAS_SFRAME	3
+/* What the parent tells the child once it knows the build-id. */
+#define CTL_CMD_GENERATE	'g'
+#define CTL_CMD_QUIT		'q'
+
+/* A file's build-id, as the child found it. */
+struct ctl_id {
+	u32 len;
+	u8 bytes[SFRAME_UNWIND_BUILD_ID_MAX];
+};
+
+/* The parent's side of one file's parsing child, and what came of it. */
+struct ctl_talk {
+	struct ctl_ctx *ctx;
+	struct ctl_wait wait;		/* the child's deadline */
+	pid_t pid;			/* the child */
+	int in, out;			/* the pipes from it and to it */
+	struct ctl_id id;
+	struct ctl_cache_file cf;
+	u8 *buf;			/* the section */
+	u64 len, vaddr;
+};
+
+/**
+ * ctl_ctx_init() - no device, no cache, the default child deadline
+ * @ctx: the context
+ */
+void ctl_ctx_init(struct ctl_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->dev = -1;
+	ctx->cache.dirfd = -1;
+	ctx->child_timeout_s = CTL_CHILD_TIMEOUT_S;
+}
+
+/**
+ * ctl_open_dev() - open the module's device, or say what to do
+ *
+ * Return: the descriptor, or -1.
+ */
+int ctl_open_dev(void)
+{
+	int fd = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
+		fprintf(stderr, "%s: %s: no such device: load the module first (modprobe sframe_unwind, or insmod sframe_unwind.ko)\n",
+			ctl_prog, SFRAME_UNWIND_DEVICE);
+	else
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, SFRAME_UNWIND_DEVICE,
+			strerror(errno));
+	return -1;
+}
+
+/**
+ * ctl_why() - what an ioctl's errno means here
+ * @err: the errno
+ *
+ * Return: the text.
+ */
+const char *ctl_why(int err)
+{
+	switch (err) {
+	case EPERM:
+		return "permission denied: registering needs CAP_SYS_ADMIN or CAP_PERFMON (run as root)";
+	case EEXIST:
+		return "already registered (use --replace to replace it)";
+	case ESTALE:
+		return "the file changed while its section was made; try again";
+	case EFBIG:
+		return "section larger than the module's max_section_bytes";
+	case ENOEXEC:
+		return "not an ELF file of this machine";
+	case EBADMSG:
+		return "the module refused the section as corrupt";
+	case ENOENT:
+		return "not registered";
+	default:
+		return strerror(err);
+	}
+}
+
+/* The whole file open at @fd, read (not parsed) with our privileges. */
+static int ctl_slurp(int fd, struct elf_file *f)
+{
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || st.st_size <= 0 ||
+	    (unsigned long long)st.st_size > CTL_FILE_MAX)
+		return -1;
+	f->size = st.st_size;
+	f->data = malloc(f->size);
+	if (!f->data)
+		return -1;
+	n = pread(fd, f->data, f->size, 0);
+	return n == (ssize_t)f->size ? 0 : -1;
+}
+
+/*
+ * Child: keep only its descriptors, read the file, give up privileges,
+ * take limits and the system call filter (sframectl-child.c), then tell
+ * the file's build-id on @out; if the parent answers CTL_CMD_GENERATE on @in
+ * (its cache has no section for it), parse and generate; the section
+ * goes to @out.
+ */
+static void ctl_child(int fd, int out, int in, const char *name)
+{
+	/* Shared rows: the section lives in the module's memory only. */
+	struct gen_opts o = { .version = SFRAME_VERSION_3,
+			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
+			      .share_rows = true };
+	struct gen_err err;
+	struct ctl_id id;
+	struct elf_file f;
+	u64 len, vaddr;
+	char cmd;
+	u8 *buf;
+	int ret;
+
+	ctl_child_keep(fd, out, in);
+	if (ctl_slurp(fd, &f)) {
+		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
+		_exit(1);
+	}
+	if (!geteuid() && (setgroups(0, NULL) || setgid(CTL_NOBODY) ||
+			   setuid(CTL_NOBODY))) {
+		perror("sframectl: dropping privileges");
+		_exit(1);
+	}
+	if (ctl_child_confine(fd, name)) {
+		perror("sframectl: limits");
+		_exit(1);
+	}
+	memset(&id, 0, sizeof(id));
+	id.len = elf_build_id(&f, id.bytes, sizeof(id.bytes));
+	if (write(out, &id, sizeof(id)) != sizeof(id) ||
+	    read(in, &cmd, 1) != 1)
+		_exit(1);
+	if (cmd != CTL_CMD_GENERATE)
+		_exit(0);
+	ret = gen_section(&o, &f, &buf, &len, &vaddr, &err);
+	if (ret == -EEXIST)
+		_exit(CTL_CHILD_HAS_SFRAME);
+	if (ret)
+		fprintf(stderr, "%s: %s\n", ctl_prog, err.msg);
+	if (ret || write(out, &vaddr, sizeof(vaddr)) != sizeof(vaddr) ||
+	    write(out, &len, sizeof(len)) != sizeof(len) ||
+	    write(out, buf, len) != (ssize_t)len)
+		_exit(1);
+	_exit(0);
+}
+
+/* @len bytes from the child, before its deadline; 0 or -1. */
+static int ctl_read_all(const struct ctl_talk *t, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = ctl_child_read(&t->wait, t->in, (u8 *)buf + done,
+				   len - done);
+		if (n <= 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+/* The section the child generates, into @t; 0 or -1. */
+static int ctl_receive(struct ctl_talk *t)
+{
+	u8 *buf;
+
+	if (ctl_read_all(t, &t->vaddr, sizeof(t->vaddr)) ||
+	    ctl_read_all(t, &t->len, sizeof(t->len)) || !t->len ||
+	    t->len > CTL_SECTION_MAX)
+		return -1;
+	buf = malloc(t->len);
+	if (!buf)
+		return -1;
+	if (ctl_read_all(t, buf, t->len)) {
+		free(buf);
+		return -1;
+	}
+	t->buf = buf;
+	return 0;
+}
+
+/* 0 if the child ended well, -EEXIST if it found SFrame, else -1. */
+static int ctl_reap(const struct ctl_talk *t)
+{
+	int status;
+
+	if (ctl_child_wait(&t->wait, t->pid, &status) || !WIFEXITED(status))
+		return -1;
+	if (WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
+		return -EEXIST;
+	return WEXITSTATUS(status) ? -1 : 0;
+}
+
+/*
+ * Talk to the child: its build-id into t->id, then the section from the
+ * cache or from the child.
+ */
+static int ctl_converse(struct ctl_talk *t)
+{
+	char cmd = CTL_CMD_GENERATE;
+	int ret, reaped;
+	bool hit;
+
+	if (ctl_read_all(t, &t->id, sizeof(t->id)) ||
+	    t->id.len > sizeof(t->id.bytes)) {
+		cmd = CTL_CMD_QUIT;
+		if (write(t->out, &cmd, 1) != 1)
+			kill(t->pid, SIGKILL);
+		ctl_reap(t);
+		return -1;
+	}
+	hit = !ctl_cache_load(&t->ctx->cache, &t->cf, t->id.bytes, t->id.len,
+			      &t->buf, &t->len, &t->vaddr);
+	if (hit)
+		cmd = CTL_CMD_QUIT;
+	ret = write(t->out, &cmd, 1) == 1 ? 0 : -1;
+	if (!hit && !ret)
+		ret = ctl_receive(t);
+	reaped = ctl_reap(t);
+	if (reaped == -EEXIST)
+		ret = -EEXIST;
+	else if (hit)
+		ret = 0;	/* the child had nothing more to do */
+	else if (reaped)
+		ret = -1;	/* the child failed: trust nothing it wrote */
+	if (ret && !hit && t->buf) {
+		free(t->buf);
+		t->buf = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The section for the file open at @fd, from the cache or made by a
+ * child, and the file's build-id, into @t; 0, -EEXIST if the file has
+ * SFrame of its own, or -1.
+ */
+static int ctl_generate(struct ctl_talk *t, int fd, const char *name)
+{
+	int up[2], down[2], ret = -1;
+
+	t->buf = NULL;
+	if (pipe2(up, O_CLOEXEC))
+		return -1;
+	if (pipe2(down, O_CLOEXEC))
+		goto close_up;
+	fflush(NULL);
+	t->pid = fork();
+	if (!t->pid) {
+		close(up[0]);
+		close(down[1]);
+		ctl_child(fd, up[1], down[0], name);
+	}
+	ctl_child_started(&t->wait, name, t->ctx->child_timeout_s);
+	close(up[1]);
+	close(down[0]);
+	up[1] = down[0] = -1;
+	t->in = up[0];
+	t->out = down[1];
+	if (t->pid > 0)
+		ret = ctl_converse(t);
+	close(down[1]);
+close_up:
+	close(up[0]);
+	if (up[1] >= 0)
+		close(up[1]);
+	return ret;
+}
+
+/**
+ * ctl_open_file() - open a user's file without waiting on it
+ * @path: the file
+ *
+ * A lease makes open() fail with EWOULDBLOCK instead of waiting for its
+ * owner (up to lease-break-time), and reading the file leaves its access
+ * time alone where we may say so.
+ *
+ * Return: the descriptor, or -1 (errno set).
+ */
+int ctl_open_file(const char *path)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK;
+	int fd = open(path, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, flags);	/* not ours, and no CAP_FOWNER */
+	return fd;
+}
+
+static int ctl_file_ioctl(int dev, unsigned long cmd, int fd, u32 flags,
+			  const struct ctl_id *id, const u8 *buf, u64 len,
+			  u64 vaddr)
+{
+	struct sframe_unwind_file a = {
+		.size = sizeof(a),
+		.flags = flags,
+		.fd = fd,
+		.sframe_vaddr = vaddr,
+		.sframe_ptr = (uintptr_t)buf,
+		.sframe_len = len,
+	};
+
+	/* The kernel checks that the file it sees has this build-id. */
+	if (id && id->len) {
+		a.build_id_len = id->len;
+		memcpy(a.build_id, id->bytes, id->len);
+	}
+	return ioctl(dev, cmd, &a) ? -errno : 0;
+}
+
+/**
+ * ctl_drop_file() - drop the sidecar of a file
+ * @dev: the device
+ * @fd: the file
+ *
+ * Return: 0, or a negative errno.
+ */
+int ctl_drop_file(int dev, int fd)
+{
+	return ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, fd, 0, NULL,
+			      NULL, 0, 0);
+}
+
+/**
+ * ctl_add_one() - generate and register a sidecar
+ * @ctx: the device, the cache and the child's deadline
+ * @path: where to open the file
+ * @name: what to call it in messages
+ * @flags: 0 or SFRAME_UNWIND_REPLACE
+ * @quiet: say nothing of a file that has SFrame or a sidecar already
+ *
+ * Return: what happened.
+ */
+enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
+			    const char *name, u32 flags, bool quiet)
+{
+	int fd = ctl_open_file(path);
+	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd };
+	enum ctl_result res = CTL_FAILED;
+	struct stat st;
+	int ret;
+
+	if (fd < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "%s: %s: its owner holds a lease on it; skipped for now\n",
+			ctl_prog, name);
+		return CTL_BUSY;
+	}
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name,
+			fd < 0 ? strerror(errno) : "not a regular file");
+		goto close_fd;
+	}
+	ret = ctl_generate(&t, fd, name);
+	if (ret == -EEXIST) {
+		if (!quiet)
+			printf("%s: has SFrame of its own\n", name);
+		res = CTL_HAS_SFRAME;
+		goto close_fd;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: %s: no section made (see above)\n",
+			ctl_prog, name);
+		goto close_fd;
+	}
+	ret = ctl_file_ioctl(ctx->dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags,
+			     &t.id, t.buf, t.len, t.vaddr);
+	/* Cached once the module took it: a section it refuses is not. */
+	if (!ret)
+		ctl_cache_store(&ctx->cache, &t.cf, t.id.bytes, t.id.len,
+				t.buf, t.len, t.vaddr);
+	free(t.buf);
+	if (ret == -EEXIST && !(flags & SFRAME_UNWIND_REPLACE) && quiet) {
+		res = CTL_ALREADY;
+	} else if (ret) {
+		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name, ctl_why(-ret));
+	} else {
+		printf("%s: registered %" PRIu64 " bytes of SFrame V3\n", name,
+		       t.len);
+		res = CTL_ADDED;
+	}
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return res;
+}
