@@ -54,12 +54,8 @@ MODULE_PARM_DESC(file_reserve_percent,
 static atomic_long_t sfu_bytes;		/* processes, sidecars, copies */
 static atomic_long_t sfu_cache_bytes;	/* the file cache */
 
-/**
- * sfu_mem_limit() - max_total_bytes, now
- *
- * Return: the bound of every charge.
- */
-long sfu_mem_limit(void)
+/* max_total_bytes, now: the bound of every charge. */
+static long sfu_mem_limit(void)
 {
 	return (long)READ_ONCE(sfu_max_total_bytes);
 }

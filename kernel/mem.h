@@ -11,7 +11,6 @@
 
 extern const struct kernel_param_ops sfu_mem_percent_ops;
 
-long sfu_mem_limit(void);
 long sfu_mem_share(unsigned int percent);
 int sfu_mem_charge(size_t bytes);
 int sfu_mem_charge_jit(size_t bytes);
