@@ -289,7 +289,8 @@ cross_build() {
 }
 
 # guest REL KVER: the module DKMS built for REL passes the selftests in
-# the guest of KVER (run.sh's name for that kernel).
+# the guest of KVER (run.sh's name for that kernel); as in make check, a
+# stall report without a frame of the module is only a warning.
 guest() {
 	local ko
 
@@ -300,7 +301,7 @@ guest() {
 	esac
 	"$root/scripts/qemu/run.sh" x86_64 "$2" --out "$out/qemu-$suite" \
 		--module "$out/sframe_unwind.ko" --tests "$guest_tests" \
-		> "$out/guest.log" 2>&1
+		--stalls-ok > "$out/guest.log" 2>&1
 	local rc=$?
 
 	sed 's/^/#   /' "$out/guest.log" | grep -E '^#   (not )?ok|passed'

@@ -5,7 +5,8 @@
 # Each case boots the x86-64 6.12 guest with something wrong in it and
 # requires run.sh to fail with the right message:
 #   - a selftest that fails,
-#   - a test module whose init hits WARN_ON(1) (panic_on_warn=1),
+#   - a test module whose init hits WARN_ON(1) (panic_on_warn=1), with
+#     the warning's backtrace printed,
 #   - a guest that never powers off (short outer timeout);
 # and, on the host, that --stalls-ok's filter (stall-filter.awk) leaves
 # out a stall report without a frame of the module and keeps one with.
@@ -17,12 +18,16 @@ out=$root/build/qemu/harness
 # shellcheck source=scripts/tests/tap.sh
 . "$root/scripts/tests/tap.sh"
 
+# expect_failure NAME PATTERN ALSO RUN.SH-OPTIONS...: run.sh fails and
+# prints PATTERN, and ALSO unless it is empty.
 expect_failure() {
-	local name=$1 pattern=$2 log dir=$out-$((n + 1))
-	shift 2
+	local name=$1 pattern=$2 also=${3:-$2} log dir=$out-$((n + 1))
+	shift 3
 	log=$dir.log
 	if "$run" x86_64 6.12 --out "$dir" "$@" > "$log" 2>&1; then
 		not_ok "$name: run.sh passed"
+	elif ! grep -q -- "$also" "$log"; then
+		not_ok "$name: run.sh failed without \"$also\""
 	elif grep -q -- "$pattern" "$log"; then
 		ok "$name: run.sh failed with \"$(grep -m1 -o -- "$pattern.*" "$log" | cut -c1-70)\""
 	else
@@ -65,9 +70,9 @@ stall_case "a stall in page zeroing is left out" \
 stall_case "a stall in the module is kept" \
 	"sfu_unwind_user+0x10/0x200 [sframe_unwind]" 1
 expect_failure "failing selftest" "not ok 1 selftests: sframe: harness_fail.sh" \
-	--tests harness_fail.sh
+	"" --tests harness_fail.sh
 expect_failure "WARN_ON in a module" "kernel reported a problem: .*WARNING" \
-	--tests harness_warn.sh
-expect_failure "hung guest" "guest hung" --tests module_load.sh --hang \
-	--timeout 60
+	"^#   .*Call Trace:" --tests harness_warn.sh
+expect_failure "hung guest" "guest hung" "" --tests module_load.sh \
+	--hang --timeout 60
 tap_end harness

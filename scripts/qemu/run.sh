@@ -21,7 +21,8 @@
 #                     the Debian 13 root of scripts/debian-root.sh, whose
 #                     perf knows deferred call chains; arm64, s390x: a
 #                     Debian root of that architecture and of the
-#                     kernel's release, scripts/qemu/fetch-rootfs.sh)
+#                     kernel's release, scripts/qemu/fetch-rootfs.sh),
+#                     nor OUT/export, writable, at /export
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
@@ -37,17 +38,16 @@
 # benchmarks' BENCH_ROUNDS, BENCH_EXEC, BENCH_DLOPEN, BENCH_WALK_SECONDS
 # and BENCH_WALK_HZ (e.g. BENCH_ROUNDS=11 make bench).
 #
-# The module is built for ARCH against the kernel's own headers, the test
-# programs by selftests/Makefile (make -C selftests CROSS_COMPILE=...
-# OUTPUT=DIR/selftests, which also gives the default list and the tests'
-# timeouts), packed with a static busybox into an initramfs, and run by the
-# guest's /init.  A --tests script not in selftests/ is taken from bench/,
-# scripts/demo/ or scripts/qemu/ (the harness's own tests).  The verdict
-# comes from a separate channel (ttyS1 on x86-64, a virtio console
-# elsewhere), never from the console.  A run fails if a test fails, if the
-# kernel logs a warning, oops, BUG or sanitizer report, or if the guest
-# does not finish within the timeout; the console log is kept in the
-# output directory and its tail printed.
+# The module and the test modules are built for ARCH against the kernel's
+# own headers; pack-initramfs.sh packs them, the programs and scripts of
+# selftests/Makefile (which also gives the default list and the tests'
+# timeouts) and a static busybox into an initramfs whose /init runs them;
+# boot.sh boots it once.  The verdict comes from a separate channel (ttyS1
+# on x86-64, a virtio console elsewhere), never from the console.  A run
+# fails if a test fails, if the kernel logs a warning, oops, BUG or
+# sanitizer report, or if the guest does not finish within the timeout;
+# the console log is kept in the output directory, and the report (or
+# the console's last lines) printed.
 #
 # Prints the guest's TAP and a closing "N passed, N failed" line.
 set -euo pipefail
@@ -100,9 +100,7 @@ for t in $skip; do
 done
 
 case $arch in
-x86_64)	cross=""; qemu=qemu-system-x86_64 ;;
-arm64)	cross=aarch64-linux-gnu-; qemu=qemu-system-aarch64 ;;
-s390x)	cross=s390x-linux-gnu-; qemu=qemu-system-s390x ;;
+x86_64|arm64|s390x) ;;
 *)	die "unknown arch $arch" ;;
 esac
 
@@ -130,7 +128,6 @@ else
 		echo "# $prog: /host is the Debian 13 root ($(sed -n 's/^linux-perf /perf /p' "$hostroot/.complete"))"
 	fi
 fi
-busybox=$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)
 if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
 	rootsuite=bookworm
 	if [ "${suite:-bookworm}" != bookworm ]; then
@@ -153,7 +150,7 @@ fi
 # Everything but the selftests' build, which make keeps up to date.
 mkdir -p "$out"
 find "$out" -mindepth 1 -maxdepth 1 ! -name selftests -exec rm -rf {} +
-mkdir -p "$out/mod" "$out/testmod" "$out/root"
+mkdir -p "$out/mod" "$out/testmod"
 
 # --- the module and the test modules, built against the kernel's headers
 build_module() {
@@ -181,182 +178,24 @@ else
 fi
 build_module "$root/selftests/modules" "$out/testmod"
 
-# --- guest user space
-r=$out/root
-mkdir -p "$r"/{bin,sbin,etc,proc,sys,dev,tmp,corpus,selftests} \
-	 "$r"/lib/test-modules "$r"/lib/guest-modules
-cp "$busybox" "$r/bin/busybox"
-for a in sh ash mount umount insmod rmmod lsmod modinfo cat echo grep sed \
-	 awk dmesg poweroff sleep tee ls mkdir sync uname wc head tail cut \
-	 tr find xargs test [ printf seq expr rm cp chroot timeout kill id \
-	 sort uniq diff cmp od true false env basename dirname mknod mv; do
-	ln -sf busybox "$r/bin/$a"
-done
-install -m 755 "$here/guest-init" "$r/init"
-cp "$out"/mod/sframe_unwind.ko "$out"/testmod/*.ko "$r/lib/test-modules/"
-
-# The test programs and scripts (selftests/Makefile, kept in $out/selftests
-# from run to run), laid out as /selftests, and the corpus as /corpus.
-make -s --no-print-directory -C "$root/selftests" CROSS_COMPILE="$cross" \
-	OUTPUT="$out/selftests" all bench || die "building the selftests failed"
-cp -a "$out/selftests/." "$r/selftests/"
-rm -rf "$r/selftests/.obj" "$r/selftests/corpus"
-[ ! -d "$out/selftests/corpus" ] || cp "$out/selftests/corpus"/* "$r/corpus/"
-# Tests outside selftests/: the benchmarks, the demo, the harness's own.
-for t in $tests; do
-	for d in "$root/bench" "$root/scripts/demo" "$here"; do
-		[ -f "$r/selftests/$t" ] || [ ! -f "$d/$t" ] ||
-			install -m 755 "$d/$t" "$r/selftests/$t"
-	done
-done
-[ -n "$extra" ] && cp -r "$extra" "$r/extra"
-# The list with the timeouts the Makefile names, and the environment
-# (STRESS_* to stress.env, BENCH_* to bench.env).
-make -s --no-print-directory -C "$root/selftests" list TESTS="$tests" \
-	> "$r/selftests/list"
-touch "$r/selftests/stress.env" "$r/selftests/bench.env"
-for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS BENCH_ROUNDS \
-	 BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS BENCH_WALK_HZ; do
-	f=${v%%_*}
-	[ -z "${!v:-}" ] || echo "$v=${!v}" >> "$r/selftests/${f,,}.env"
-done
-
-# The dynamic loader where sfu_prog's PT_INTERP says, libc.so.6 in /lib,
-# which every loader searches; the Makefile checks that the programs need
-# nothing else.
-interp=$(readelf -lW "$r/selftests/bin/sfu_prog" |
-	 sed -n 's/.*program interpreter: \(.*\)]$/\1/p')
-[ -n "$interp" ] || die "sfu_prog has no PT_INTERP"
-case $arch in
-x86_64)	sysroot=/lib/x86_64-linux-gnu ;;
-*)	sysroot=/usr/${cross%-}/lib ;;
-esac
-mkdir -p "$r$(dirname "$interp")"
-cp -L "$sysroot/$(basename "$interp")" "$r$interp"
-cp -L "$sysroot/libc.so.6" "$r/lib/libc.so.6"
-
-# sframectl, run in the root at /host: the host's own build on x86-64,
-# cross-built for the Debian root elsewhere.
-if [ -n "$hostfs" ]; then
-	ctl=$root/scripts/sframectl
-	[ "$arch" = x86_64 ] || ctl=$root/build/cross-${cross%-linux-gnu-}/sframectl
-	make -s -C "$root" "${ctl#"$root"/}"
-	install -m 755 "$ctl" "$r/selftests/bin/sframectl"
-fi
-
-# Modules the guest itself needs (the result channel on s390x, swap).
-: > "$r/etc/guest-modules"
-guest_module() {
-	local name=$1 dep f
-	local dir=$img/lib/modules/$rel
-
-	[ -n "$img" ] || return 0
-	dep=$(grep -E "(^|/)$name\.ko(\.xz)?:" "$dir/modules.dep" || true)
-	[ -n "$dep" ] || return 0
-	for f in $(echo "${dep#*:}" | tr ' ' '\n' | tac) "${dep%%:*}"; do
-		[ -n "$f" ] || continue
-		grep -qx "$(basename "${f%.xz}")" "$r/etc/guest-modules" &&
-			continue
-		xz -dc "$dir/$f" > "$r/lib/guest-modules/$(basename "${f%.xz}")" \
-			2> /dev/null ||
-			cp "$dir/$f" "$r/lib/guest-modules/$(basename "$f")"
-		basename "${f%.xz}" >> "$r/etc/guest-modules"
-	done
-}
-
-case $arch in
-x86_64)	echo /dev/ttyS1 > "$r/etc/result-dev" ;;
-*)	echo /dev/hvc0 > "$r/etc/result-dev" ;;
-esac
-[ "$arch" = s390x ] && guest_module virtio_console
-guest_module zram		# swap, for perf_callchain.sh's paged-out stack
-guest_module fuse		# a user's file system, sframectl_daemon_trust.sh
-if [ -n "$hostfs" ]; then
-	guest_module virtio_pci		# a module on 6.1, built in on 6.12
-	guest_module 9p
-	guest_module 9pnet_virtio
-	touch "$r/etc/hostfs"
-fi
-
-(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd.gz"
-
-# --- boot
-append="panic=-1 panic_on_warn=1 oops=panic rdinit=/init loglevel=7"
-[ -n "$hang" ] && append="$append sfu_hang_after"
+# --- guest user space, then one boot
+packopts=()
+[ -z "$img" ] || packopts+=(--image "$img" --release "$rel")
+[ -z "$hostfs" ] || packopts+=(--hostfs)
+[ -z "$extra" ] || packopts+=(--extra "$extra")
+"$here/pack-initramfs.sh" "$arch" "$out" "$tests" "${packopts[@]}"
+bootopts=()
+[ -z "$hang" ] || bootopts+=(--hang)
+[ -z "$hostfs" ] || bootopts+=(--hostroot "$hostroot" --export "$out/export")
+mkdir -p "$out/export"
 console=$out/console.log
 result=$out/result.log
-: > "$result"
-common=(-m 1024 -nodefaults -display none -no-reboot
-	-kernel "$kernel" -initrd "$out/initrd.gz")
-case $arch in
-x86_64)
-	args=(-M pc -serial "file:$console" -serial "file:$result"
-	      -append "console=ttyS0 $append")
-	;;
-arm64)
-	args=(-M virt -serial "file:$console"
-	      -device virtio-serial-pci
-	      -chardev "file,id=res,path=$result"
-	      -device virtconsole,chardev=res
-	      -append "console=ttyAMA0 $append") ;;
-s390x)
-	args=(-M s390-ccw-virtio
-	      -chardev "file,id=con,path=$console"
-	      -device sclpconsole,chardev=con
-	      -device virtio-serial-ccw
-	      -chardev "file,id=res,path=$result"
-	      -device virtconsole,chardev=res
-	      -append "console=ttysclp0 $append") ;;
-esac
-[ -n "$hostfs" ] && args+=(-virtfs
-	"local,path=$hostroot,mount_tag=hostroot,security_model=none,readonly=on")
-
-# KVM only where a probe boot of this very kernel gets to the end of init;
-# the result is remembered per host kernel, QEMU and guest kernel.
-accel=(-accel tcg -cpu max)
-# arm64 kernels sign and check the return address of most functions; TCG's
-# default QARMA5 signing costs about a microsecond per call, QEMU's own
-# algorithm (pauth-impdef) tens of nanoseconds, as signing costs little on
-# hardware.  Guests run about three times faster with it.
-[ "$arch" = arm64 ] && accel=(-accel tcg -cpu max,pauth-impdef=on)
-kvm_probe() {
-	local key stamp probe_res=$out/probe.log
-
-	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] || return 1
-	key=$(echo "$(uname -r) $($qemu --version | head -1) $kernel" | md5sum)
-	stamp=$cache/kvm-probe-${key%% *}
-	if [ ! -f "$stamp" ]; then
-		: > "$probe_res"
-		(timeout 60 "$qemu" "${common[@]}" -accel kvm -cpu host \
-			-serial null -serial "file:$probe_res" \
-			-append "console=ttyS0 $append sfu_probe" \
-			< /dev/null > /dev/null 2>&1) 2> /dev/null
-		if grep -q '^# sframe-guest: done' "$probe_res"; then
-			echo yes > "$stamp"
-		else
-			echo no > "$stamp"
-		fi
-	fi
-	[ "$(cat "$stamp")" = yes ]
-}
-if kvm_probe; then
-	accel=(-accel kvm -cpu host)
-	echo "# $prog: KVM probe boot succeeded, using KVM"
-else
-	echo "# $prog: using TCG (no working KVM)"
-fi
-
-start=$(date +%s)
-set +e
-timeout --foreground "$timeout_s" "$qemu" "${common[@]}" "${accel[@]}" \
-	"${args[@]}" \
-	< /dev/null > "$out/qemu.log" 2>&1
-qrc=$?
-set -e
-echo "# $prog: guest ran $(( $(date +%s) - start ))s (qemu exit $qrc)"
+qrc=0
+"$here/boot.sh" "$arch" "$kernel" "$out" "$timeout_s" "${bootopts[@]}" ||
+	qrc=$?
 
 # --- verdict
-cat "$result" | tr -d '\r' > "$out/tap.log"
+tr -d '\r' < "$result" > "$out/tap.log"
 grep -v '^# sframe-guest: done' "$out/tap.log" || true
 pass=$(grep -cE '^ok [0-9]+' "$out/tap.log" || true)
 fail=$(grep -cE '^not ok [0-9]+' "$out/tap.log" || true)
@@ -371,16 +210,23 @@ if [ -n "$stalls_ok" ]; then
 	kmsg_from=$out/console.nostalls
 	awk -f "$root/scripts/qemu/stall-filter.awk" "$console" > "$kmsg_from"
 fi
-kmsg=$(grep -aE 'WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|new suspected memory leaks|Call Trace:' \
-	"$kmsg_from" | head -3 || true)
+problem='WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|new suspected memory leaks|Call Trace:'
+kmsg=$(grep -anE "$problem" "$kmsg_from" | head -1 || true)
 if [ -n "$kmsg" ]; then
-	reason="kernel reported a problem: $(echo "$kmsg" | head -1)"
+	reason="kernel reported a problem: ${kmsg#*:}"
 fi
 if [ -n "$reason" ]; then
 	fail=$((fail + 1))
 	echo "not ok $prog $arch $rel: $reason"
-	echo "# console log: $console (last lines follow)"
-	tail -25 "$console" | sed 's/^/#   /'
+	echo "# console log: $console"
+	# The report itself (from a little before its first line), or the
+	# console's last lines.
+	if [ -n "$kmsg" ]; then
+		line=${kmsg%%:*}
+		sed -n "$((line > 8 ? line - 8 : 1)),$((line + 60))p" "$kmsg_from"
+	else
+		tail -25 "$console"
+	fi | sed 's/^/#   /'
 fi
 echo "# $prog-$arch-$kver: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
