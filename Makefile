@@ -7,6 +7,8 @@
 #   make demo            perf record -g without and with the module, stock 6.12
 #                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1; KVER=7: the
 #                        newest 7.x, with --call-graph fp,defer too)
+#   make pictures        the demo's flame graph pictures, to
+#                        Documentation/images (README.md)
 #   make check           host tests, x86-64 6.12 and 7.x guests, harness
 #                        tests (README.md)
 #   make check-all       also 6.1, 6.12-rt, Debian 13's 6.12 and 7.x on
@@ -76,7 +78,7 @@ CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
-.PHONY: all module modules clean check check-all check-host check-corpus check-gen \
+.PHONY: all module modules clean pictures check check-all check-host check-corpus check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
 	man install dkms-src dkms-install dkms-remove deb check-deb module-src
 
@@ -172,6 +174,13 @@ check:
 
 demo:
 	scripts/demo.sh $(or $(ARCH),x86_64) $(KVER)
+
+pictures:
+	scripts/demo.sh x86_64
+	mkdir -p Documentation/images
+	install -m 644 build/demo/python3-without.png build/demo/python3-with.png \
+		build/demo/workload-without.png build/demo/workload-with.png \
+		Documentation/images/
 
 kunit:
 	scripts/kunit.sh $(or $(ARCH),x86_64)

@@ -5,7 +5,8 @@
 #
 #   scripts/check.sh          make check: host tests, the x86-64 guests of
 #                             Debian 12's 6.12 and of the newest 7.x
-#                             (Debian 13's trixie-backports), the
+#                             (Debian 13's trixie-backports), their
+#                             flame graphs in a browser, the
 #                             harness's own tests, the Debian packages
 #                             (DKMS in a chroot, the 6.12 guest), KUnit on
 #                             x86-64
@@ -89,6 +90,17 @@ else
 	stage qemu-x86_64-7 guest x86_64 7 --skip \
 		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh bpf_ustack.sh"
 fi
+# The flame graphs perf_callchain.sh drew in those two guests, opened in
+# headless Chromium: -g on 6.12, --call-graph fp,defer on 7.x.  The
+# program's width holds its start-up and exit too (the kernel's exec, the
+# dynamic loader: about 3%), so main spans at least 90% of it with the
+# module (the selftest itself wants 95% of the samples in the program).
+fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
+stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
+	sfu_chain "$fg-without.html" "$fg-with.html"
+fg=build/qemu/x86_64-7/export/flamegraph/perf_callchain
+stage flamegraph-7-defer scripts/tests/flamegraph-check.sh --with 90 \
+	sfu_chain "$fg-defer_without.html" "$fg-defer_with.html"
 stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64

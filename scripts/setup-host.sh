@@ -5,9 +5,11 @@
 # Idempotent: does nothing when everything is present.  Needs root (or
 # sudo) only when something is missing.
 #
-#   scripts/setup-host.sh [basic|all]
-#     basic  host tools, host tests, fuzzer, benchmark, module build
-#     all    also cross compilers, QEMU and guest user space (default)
+#   scripts/setup-host.sh [basic|browser|all]
+#     basic    host tools, host tests, fuzzer, benchmark, module build
+#     browser  headless Chromium, for the flame graphs' check and pictures
+#     all      all of these, cross compilers, QEMU and guest user space
+#              (default)
 set -eu
 
 level=${1:-all}
@@ -28,8 +30,16 @@ qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static
 # make man, make deb and its test (scripts/deb.sh).
 deb_pkgs="python3-docutils debhelper dh-dkms fakeroot lintian debootstrap"
 
-pkgs=$basic_pkgs
-[ "$level" = all ] && pkgs="$pkgs $cross_pkgs $qemu_pkgs $deb_pkgs"
+# Headless Chromium renders perf's flame graphs
+# (scripts/tests/flamegraph-check.sh); curl fetches their template.
+browser_pkgs="chromium curl"
+
+case $level in
+basic)	pkgs=$basic_pkgs ;;
+browser) pkgs=$browser_pkgs ;;
+all)	pkgs="$basic_pkgs $cross_pkgs $qemu_pkgs $deb_pkgs $browser_pkgs" ;;
+*)	echo "setup-host.sh: unknown level $level" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $pkgs; do

@@ -30,6 +30,11 @@
 # stops short of main in most samples (fewer than 50% reach it), and the
 # deferred walk, which faults the pages back in, reaches main in at
 # least 95%; both shares are printed.
+# The -g runs without and with the module (and the fp,defer ones) are
+# also drawn as flame graphs by perf's own report (perf script report
+# flamegraph, with the template the host packed) into
+# /export/flamegraph/perf_callchain-RUN.html, for the host to open in a
+# browser (scripts/tests/flamegraph-check.sh, make check).
 # Leaves the module loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
@@ -322,6 +327,43 @@ evicted() {
 	chain="chain_leaf chain_d chain_c chain_b chain_a main"
 }
 
+# flamegraph RUN: perf's flame graph of RUN's perf.data, to
+# /export/flamegraph/perf_callchain-RUN.html.
+flamegraph() {
+	local d=/tmp/flamegraph.$1
+
+	mkdir -p "/host$d" /export/flamegraph
+	ln -f "/host/tmp/perf.$1.data" "/host$d/perf.data" || return 1
+	# perf script report flamegraph, with the template's option passed
+	# to the script in a way both perf 6.1's wrapper and 7.x's take.
+	chroot /host sh -c "cd $d && perf script -s \
+		\"\$(perf --exec-path)/scripts/python/flamegraph.py\" -- \
+		--template /tmp/flamegraph-template.html -o $1.html" \
+		> "$out.$1.flamegraph" 2>&1 &&
+		grep -q '"n": *"sfu_chain' "/host$d/$1.html" &&
+		cp "/host$d/$1.html" "/export/flamegraph/perf_callchain-$1.html" ||
+		{ sed 's/^/# /' "$out.$1.flamegraph"; return 1; }
+}
+
+# flamegraphs RUN...: a flame graph of each run, where the guest has
+# somewhere to put them and the template.
+flamegraphs() {
+	local run
+
+	if [ ! -d /export ] || [ ! -f "$dir/flamegraph-template.html" ]; then
+		echo "# flame graphs: not drawn: no /export in this guest, or" \
+			"no template (scripts/fetch-flamegraph.sh failed)"
+		return 0
+	fi
+	cp "$dir/flamegraph-template.html" /host/tmp/
+	for run in "$@"; do
+		[ -f "/host/tmp/perf.$run.data" ] &&
+			check "flame graph of the $run run (perf script report flamegraph)" \
+				flamegraph "$run"
+	done
+	rm -rf /host/tmp/flamegraph.* /host/tmp/flamegraph-template.html
+}
+
 # without: fewer than 50% of the samples have the chain, or (s390x 6.1,
 # whose perf_callchain_user() is the kernel's empty default) perf got no
 # user frames at all.
@@ -379,5 +421,6 @@ check "without the module: < 50% have the chain" without
 check "insmod" load
 reload
 deferred
+flamegraphs without with defer_without defer_with
 rm -f "/host$prog" /host/tmp/perf.*.data
 tap_end perf_callchain

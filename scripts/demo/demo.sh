@@ -17,11 +17,22 @@
 # loaded, before and after "sframectl sync" gave its files sidecars:
 #   demo-python <run> <python3-samples> <reaching-main>
 # (python3 is stripped: perf names main through __libc_start_call_main,
-# or __libc_start_main where it cannot name that).
+# or __libc_start_main where it cannot name that), and once without the
+# module, as run "without".
+# Each run is also drawn as a flame graph by perf's own report (perf
+# script report flamegraph, with the template in /extra) to
+# /export/flamegraph/: workload-without.html, workload-with.html (and
+# workload-defer-*.html), python3-without.html, python3-with.html (after
+# sframectl sync).
 set -e
 ko=/lib/test-modules/sframe_unwind.ko
+# About three seconds under TCG, so that the dynamic loader's start-up
+# (a tenth of a second there) is a small part of the flame graph.
+rounds=5000
 cp /extra/workload /host/tmp/workload
 cp /extra/sframectl /host/tmp/sframectl
+cp /extra/flamegraph-template.html /host/tmp/
+mkdir -p /export/flamegraph
 cat > /host/tmp/fib.py << 'EOF'
 import sys, time
 
@@ -62,15 +73,32 @@ fold() {
 		}'
 }
 
+# flamegraph NAME: /tmp/perf.data drawn to /export/flamegraph/NAME.html
+# by perf's flame graph report (perf script report flamegraph; its
+# template's option given to the script as both perf 6.1 and 7.x take
+# it), run in a directory of its own for the report's header.
+flamegraph() {
+	mkdir -p "/host/tmp/fg.$1"
+	mv /host/tmp/perf.data "/host/tmp/fg.$1/perf.data"
+	chroot /host sh -c "cd /tmp/fg.$1 && perf script -s \
+		\"\$(perf --exec-path)/scripts/python/flamegraph.py\" -- \
+		--template /tmp/flamegraph-template.html -o $1.html" \
+		> /dev/null 2>&1 || true
+	cp "/host/tmp/fg.$1/$1.html" /export/flamegraph/ 2> /dev/null ||
+		echo "demo-warning no flame graph for $1"
+	rm -rf "/host/tmp/fg.$1"
+}
+
 # record RUN [CALL-GRAPH]: with -g, or --call-graph CALL-GRAPH.
 record() {
 	cg="-g"
 	[ -z "${2:-}" ] || cg="--call-graph $2"
 	# shellcheck disable=SC2086
 	chroot /host perf record -q $cg -e cpu-clock -F 2000 \
-		-o /tmp/perf.data /tmp/workload > /dev/null 2>&1
+		-o /tmp/perf.data /tmp/workload "$rounds" > /dev/null 2>&1
 	chroot /host perf script -i /tmp/perf.data -F comm,ip,sym,dso 2> /dev/null |
 		fold "$1"
+	flamegraph "workload-$1"
 }
 
 rmmod sframe_unwind 2> /dev/null || true
@@ -92,7 +120,8 @@ if grep -q '^unwind_user_redirected 1' /sys/kernel/debug/sframe_unwind/stats &&
 	insmod "$ko"
 fi
 
-# python RUN: perf record -g of Debian's python3; one demo-python line.
+# python RUN NAME: perf record -g of Debian's python3; one demo-python
+# line, and the flame graph python3-NAME.
 python() {
 	chroot /host perf record -q -g -e cpu-clock -F 999 \
 		-o /tmp/perf.data /usr/bin/python3 /tmp/fib.py > /dev/null 2>&1
@@ -108,12 +137,16 @@ python() {
 			good += reach
 		}
 		END { if (n) done(); print "demo-python", run, total + 0, good + 0 }'
+	flamegraph "python3-$2"
 }
 
-python module-only
+rmmod sframe_unwind
+python without without
+insmod "$ko"
+python module-only module-only
 chroot /host /usr/bin/python3 -c 'import time; time.sleep(30)' &
 sleeper=$!
 sleep 1
 chroot /host /tmp/sframectl sync | sed 's/^/demo-sframectl /'
 kill "$sleeper"
-python with-sframectl
+python with-sframectl with

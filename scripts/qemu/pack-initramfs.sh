@@ -13,8 +13,8 @@
 #             the kernel's unpacked image and release, for the modules the
 #             guest needs (the result channel on s390x, zram, fuse, 9p)
 #   --hostfs  the guest mounts a root file system with perf at /host and
-#             the host's export directory at /export: take sframectl and
-#             the 9p modules along
+#             the host's export directory at /export: take sframectl, the
+#             9p modules and perf's flame graph template along
 #   --extra DIR
 #             copy DIR to /extra
 #
@@ -114,6 +114,10 @@ if [ -n "$hostfs" ]; then
 	[ "$arch" = x86_64 ] || ctl=$root/build/cross-${cross%-linux-gnu-}/sframectl
 	make -s -C "$root" "${ctl#"$root"/}"
 	install -m 755 "$ctl" "$r/selftests/bin/sframectl"
+	# Without it the flame graph tests skip, and say why.
+	template=$("$root/scripts/fetch-flamegraph.sh") &&
+		cp "$template" "$r/selftests/perf/flamegraph-template.html" ||
+		echo "pack-initramfs: no flame graph template" >&2
 fi
 
 # A module of the kernel's image and what it depends on, in load order.
