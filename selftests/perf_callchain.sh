@@ -334,12 +334,7 @@ flamegraph() {
 
 	mkdir -p "/host$d" /export/flamegraph
 	ln -f "/host/tmp/perf.$1.data" "/host$d/perf.data" || return 1
-	# perf script report flamegraph, with the template's option passed
-	# to the script in a way both perf 6.1's wrapper and 7.x's take.
-	chroot /host sh -c "cd $d && perf script -s \
-		\"\$(perf --exec-path)/scripts/python/flamegraph.py\" -- \
-		--template /tmp/flamegraph-template.html -o $1.html" \
-		> "$out.$1.flamegraph" 2>&1 &&
+	perf_flamegraph "$d" "$1" > "$out.$1.flamegraph" 2>&1 &&
 		grep -q '"n": *"sfu_chain' "/host$d/$1.html" &&
 		cp "/host$d/$1.html" "/export/flamegraph/perf_callchain-$1.html" ||
 		{ sed 's/^/# /' "$out.$1.flamegraph"; return 1; }

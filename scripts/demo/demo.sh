@@ -25,7 +25,8 @@
 # workload-defer-*.html), python3-without.html, python3-with.html (after
 # sframectl sync).
 set -e
-ko=/lib/test-modules/sframe_unwind.ko
+# shellcheck source=selftests/perf/lib.sh
+. /selftests/perf/lib.sh
 # About three seconds under TCG, so that the dynamic loader's start-up
 # (a tenth of a second there) is a small part of the flame graph.
 rounds=5000
@@ -74,16 +75,11 @@ fold() {
 }
 
 # flamegraph NAME: /tmp/perf.data drawn to /export/flamegraph/NAME.html
-# by perf's flame graph report (perf script report flamegraph; its
-# template's option given to the script as both perf 6.1 and 7.x take
-# it), run in a directory of its own for the report's header.
+# by perf's flame graph report (perf_flamegraph, selftests/perf/lib.sh).
 flamegraph() {
 	mkdir -p "/host/tmp/fg.$1"
 	mv /host/tmp/perf.data "/host/tmp/fg.$1/perf.data"
-	chroot /host sh -c "cd /tmp/fg.$1 && perf script -s \
-		\"\$(perf --exec-path)/scripts/python/flamegraph.py\" -- \
-		--template /tmp/flamegraph-template.html -o $1.html" \
-		> /dev/null 2>&1 || true
+	perf_flamegraph "/tmp/fg.$1" "$1" > /dev/null 2>&1 || true
 	cp "/host/tmp/fg.$1/$1.html" /export/flamegraph/ 2> /dev/null ||
 		echo "demo-warning no flame graph for $1"
 	rm -rf "/host/tmp/fg.$1"

@@ -24,6 +24,18 @@ in_host() {
 	chroot /host "$@"
 }
 
+# perf_flamegraph DIR NAME: perf's flame graph report (perf script report
+# flamegraph) of DIR/perf.data in the root at /host, with the template at
+# /tmp/flamegraph-template.html there, to DIR/NAME.html.  The template's
+# option reaches the script in the one form perf 6.1's report wrapper and
+# 7.x's (which hands its options to perf script) both take; it runs in
+# DIR for the report's header.
+perf_flamegraph() {
+	in_host sh -c "cd $1 && perf script -s \
+		\"\$(perf --exec-path)/scripts/python/flamegraph.py\" -- \
+		--template /tmp/flamegraph-template.html -o $2.html"
+}
+
 # wait_log TENTHS REGEX [COUNT]: within TENTHS tenths of a second, the
 # daemon's log ($daemon_log, by default $out.daemon) has COUNT lines
 # matching REGEX (default 1).
