@@ -25,6 +25,7 @@
 #                        stock 6.12 guest (KVER=7: the newest 7.x)
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
+#   make memory          kernel memory per file against .eh_frame (RST table)
 #   make style           checkpatch.pl on the sources
 #   make man             manual pages of the tools (build/man, rst2man)
 #   make install         tools, manual pages, systemd unit (DESTDIR, prefix)
@@ -80,7 +81,7 @@ HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
 .PHONY: all module modules clean pictures check check-all check-host check-corpus check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
-	man install dkms-src dkms-install dkms-remove deb check-deb module-src
+	memory man install dkms-src dkms-install dkms-remove deb check-deb module-src
 
 all: $(HOST_TOOLS)
 
@@ -199,6 +200,9 @@ fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
 
 sizes: scripts/sframe-gen
 	scripts/tests/sizes.sh $(O)/sizes
+
+memory: scripts/sframe-gen scripts/sframe-dump
+	scripts/tests/memory.sh $(O)/memory
 
 # The benchmarks are in bench/ (run.sh takes them from there, make -C
 # selftests bench builds their programs).

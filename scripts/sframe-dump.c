@@ -11,6 +11,10 @@
  *                        lookup (block index, binary search, FRE scan)
  *     --expand           the same table computed by walking every FRE
  *     --validate         check every FDE and FRE, print nothing else
+ *     --memory           the kernel memory the module keeps for the section
+ *                        as a sidecar: its bytes, the decoder's index, the
+ *                        rule table; each as asked for and as kvmalloc()
+ *                        takes it
  *     --vaddr ADDR       address of a raw section (default 0)
  *
  * It decodes with the module's own decoder (lib/sframe/).  Exit
@@ -25,6 +29,7 @@
 #include <string.h>
 
 #include "../include/sframe/decode.h"
+#include "../include/sframe/table.h"
 #include "../include/sframe/version.h"
 #include "elf-sframe.h"
 
@@ -34,7 +39,27 @@
 #define RE_COL_FP	10
 #define RE_COL_RA	13
 
-enum dump_format { DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND };
+enum dump_format {
+	DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND, DUMP_MEMORY
+};
+
+/*
+ * What kvmalloc() takes for a request, on the module's three
+ * architectures (4 KiB pages, SLUB): up to KMALLOC_MAX_CACHE_SIZE a
+ * kmalloc size class; up to KMALLOC_MAX_SIZE (MAX_PAGE_ORDER 10) a
+ * power-of-two block of pages from the page allocator; above, vmalloc()
+ * pages.  kmalloc's power-of-two blocks can fail on a fragmented machine,
+ * and vmalloc() takes whole pages then: the figure is what a fresh
+ * machine allocates.
+ */
+#define MEM_PAGE		4096UL
+#define MEM_KMALLOC_CACHE_MAX	(2 * MEM_PAGE)
+#define MEM_KMALLOC_MAX		(MEM_PAGE << 10)
+#define MEM_KMALLOC_MIN		8UL
+
+/* kmalloc's two size classes that are not powers of two. */
+#define MEM_CLASS_96		96UL
+#define MEM_CLASS_192		192UL
 
 struct dump {
 	struct sfu_section sec;
@@ -458,6 +483,88 @@ static int table_elem(struct dump *d, const struct sfu_elem *e)
 	return 0;
 }
 
+static u64 mem_taken(u64 bytes)
+{
+	u64 n;
+
+	if (!bytes)
+		return 0;
+	if (bytes > MEM_KMALLOC_MAX)
+		return (bytes + MEM_PAGE - 1) / MEM_PAGE * MEM_PAGE;
+	if (bytes > MEM_CLASS_96 * 2 / 3 && bytes <= MEM_CLASS_96)
+		return MEM_CLASS_96;
+	if (bytes > MEM_CLASS_192 * 2 / 3 && bytes <= MEM_CLASS_192)
+		return MEM_CLASS_192;
+	n = bytes > MEM_KMALLOC_CACHE_MAX ? MEM_PAGE : MEM_KMALLOC_MIN;
+	while (n < bytes)
+		n *= 2;
+	return n;
+}
+
+struct mem_sum {
+	u64 asked;
+	u64 taken;
+};
+
+static void mem_line(struct mem_sum *sum, const char *what, u64 count,
+		     u64 size)
+{
+	u64 bytes = count * size, taken = mem_taken(bytes);
+
+	printf("%-16s %10" PRIu64 " x %3" PRIu64 " %12" PRIu64 " %12" PRIu64
+	       "\n", what, count, size, bytes, taken);
+	sum->asked += bytes;
+	sum->taken += taken;
+}
+
+/*
+ * The arrays a sidecar's section holds in the module (kernel/sidecar.c:
+ * its bytes, sfu_section_check() with a rule table), the same calls on
+ * the same code; they must add up to what the module charges for them
+ * (sfu_section_bytes()).  The structures around them (the sidecar's,
+ * each region's) are a few hundred bytes per file, not counted here.
+ */
+static int dump_memory(struct dump *d, u64 len)
+{
+	struct sfu_section *sec = &d->sec;
+	const struct sfu_table *t;
+	struct mem_sum sum = { 0 };
+	int ret;
+
+	ret = sfu_table_build(sec);
+	if (ret) {
+		dump_report(d, "no rule table", ret);
+		return 1;
+	}
+	t = sec->table;
+	printf("%-16s %10s   %3s %12s %12s\n", "# array", "count", "size",
+	       "asked", "taken");
+	mem_line(&sum, "section", len, 1);
+	mem_line(&sum, "elements", sec->nr_elems, sizeof(*sec->elems));
+	mem_line(&sum, "fde-keys", sec->keys ? sec->nr_fdes : 0,
+		 sizeof(*sec->keys));
+	mem_line(&sum, "fde-entries", sec->ents ? sec->nr_fdes : 0,
+		 sizeof(*sec->ents));
+	mem_line(&sum, "fde-blocks", sec->nr_blocks, sizeof(*sec->blocks));
+	mem_line(&sum, "row-runs", sec->nr_runs, sizeof(*sec->runs));
+	mem_line(&sum, "row-marks", sec->nr_marks, sizeof(*sec->marks));
+	mem_line(&sum, "table", 1, sizeof(*t));
+	mem_line(&sum, "table-rows", t->nr_rows + SFU_TABLE_PAD,
+		 sizeof(*t->rows));
+	mem_line(&sum, "table-index", t->nr_blocks + 1, sizeof(*t->index));
+	mem_line(&sum, "table-rules", t->nr_rules, sizeof(*t->rules));
+	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
+	       "", sum.asked, sum.taken);
+	/* What the module charges for the section: the same arrays. */
+	if (sum.asked - len != sfu_section_bytes(sec)) {
+		fprintf(stderr,
+			"sframe-dump: %s: the module counts %zu bytes of arrays, not %" PRIu64 "\n",
+			d->path, sfu_section_bytes(sec), sum.asked - len);
+		return 1;
+	}
+	return 0;
+}
+
 static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 {
 	struct sfu_rule rule;
@@ -465,6 +572,8 @@ static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 	int ret = 0;
 	u32 n;
 
+	if (d->format == DUMP_MEMORY)
+		return dump_memory(d, loc->size);
 	if (d->validate) {
 		ret = sfu_section_validate(&d->sec);
 		if (ret)
@@ -504,8 +613,8 @@ static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 static void print_usage(FILE *f)
 {
 	fputs("Usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n", f);
-	fputs("                   [--all-pcs|--expand|--validate] [--vaddr ADDR] FILE\n",
-	      f);
+	fputs("                   [--all-pcs|--expand|--validate|--memory]\n", f);
+	fputs("                   [--vaddr ADDR] FILE\n", f);
 	fputs("       sframe-dump --help | --version\n", f);
 }
 
@@ -538,6 +647,7 @@ static void parse_args(struct dump *d, int argc, char **argv,
 		{ "all-pcs", no_argument, NULL, 'a' },
 		{ "expand", no_argument, NULL, 'e' },
 		{ "validate", no_argument, NULL, 'v' },
+		{ "memory", no_argument, NULL, 'm' },
 		{ "vaddr", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'R' },
@@ -566,6 +676,9 @@ static void parse_args(struct dump *d, int argc, char **argv,
 			break;
 		case 'v':
 			d->validate = true;
+			break;
+		case 'm':
+			d->format = DUMP_MEMORY;
 			break;
 		case 'V':
 			*vaddr = parse_addr(optarg);

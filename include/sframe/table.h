@@ -49,6 +49,8 @@ size_t sfu_table_bytes(const struct sfu_section *sec);
  * are.  Blocks with more entries are searched by halving their range.
  */
 #define SFU_TABLE_WINDOW	16
+/* The entries end with SFU_TABLE_WINDOW - 1 past any offset. */
+#define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
 /* Cache line the window is asked for by (s390's are larger: harmless). */
 #define SFU_TABLE_LINE		64
 

@@ -55,8 +55,6 @@
 #define SFU_TABLE_HASH_MIN	64
 /* Entries of a block, about: 48 bytes, a line or two. */
 #define SFU_TABLE_BLOCK_ROWS	8
-/* The array ends with SFU_TABLE_WINDOW - 1 entries past any offset. */
-#define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
 /* Blocks span 16 bytes of text at least, 4 GiB (all of it) at most. */
 #define SFU_TABLE_SHIFT_MIN	4
 #define SFU_TABLE_SHIFT_MAX	32

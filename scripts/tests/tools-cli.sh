@@ -57,6 +57,18 @@ for t in sframe-dump:1 sframe-gen:1 sframectl:8; do
 	tap_check "$t($sec) documents every option of its usage" documented "$t" "$sec"
 done
 
+# dump_memory SECTION: sframe-dump --memory lists the arrays the module
+# keeps (its own check: they are what the module charges), each taken as
+# at least what it asks, and a total that is their sum.
+dump_memory() {
+	"$root/scripts/sframe-dump" --memory "$1" > "$1.mem" || return 1
+	sed 's/^/# /' "$1.mem"
+	awk '$1 == "total" { total = $2; seen = 1; next }
+		NR > 1 { sum += $5; if ($6 < $5 || $5 != $2 * $4) bad = 1 }
+		$1 == "table-rows" && $2 > 0 { rows = 1 }
+		END { exit !(seen && !bad && rows && sum == total) }' "$1.mem"
+}
+
 # set_phdr ELF first|last FIELD VALUE: set a field of the first or the last
 # PT_LOAD of a 64-bit ELF file; VALUE "top" makes the segment end at the
 # last byte of the address space.
@@ -97,6 +109,13 @@ embed_refuses() {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+if "$root/scripts/sframe-gen" --share-rows -o "$tmp/own.sframe" \
+	"$root/scripts/sframe-gen" 2> /dev/null; then
+	tap_check "sframe-dump --memory lists what the module keeps" \
+		dump_memory "$tmp/own.sframe"
+else
+	tap_check "sframe-gen makes a sidecar of itself" false
+fi
 asan=$root/build/sframe-gen-asan
 i=0
 if ! command -v python3 > /dev/null ||
