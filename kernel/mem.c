@@ -21,6 +21,8 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 
+#include <sframe/env.h>
+
 #include "mem.h"
 #include "stats.h"
 
@@ -211,7 +213,8 @@ void sfu_mem_uncharge_cache(size_t bytes)
  *
  * The one way the module allocates the bytes of a section it copies (a
  * file's, checked and indexed; a sidecar's, kept), so that every copy is
- * charged to the limit and to the caller's memory cgroup alike.
+ * charged to the limit and to the caller's memory cgroup alike, and
+ * allocated as the decoder's arrays are (sfu_alloc_array()).
  *
  * Return: the memory, or ERR_PTR(-EDQUOT) if it would go over
  * max_total_bytes, ERR_PTR(-ENOMEM).
@@ -224,7 +227,7 @@ void *sfu_mem_alloc(size_t bytes)
 	ret = sfu_mem_charge(bytes);
 	if (ret)
 		return ERR_PTR(ret);
-	p = kvmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	p = sfu_alloc_array(bytes, 1);
 	if (!p) {
 		sfu_mem_uncharge(bytes);
 		return ERR_PTR(-ENOMEM);

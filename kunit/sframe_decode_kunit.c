@@ -917,6 +917,27 @@ static void sfu_test_build_id_note(struct kunit *test)
 						sizeof(id)), 0);
 }
 
+#ifdef __KERNEL__
+/*
+ * The decoder's arrays above kmalloc's largest size class are whole
+ * vmalloc() pages, not the power-of-two blocks of pages kmalloc() would
+ * take (make memory); a count whose bytes overflow gets no memory.
+ */
+static void sfu_test_alloc(struct kunit *test)
+{
+	void *small = sfu_alloc_array(KMALLOC_MAX_CACHE_SIZE, 1);
+	void *big = sfu_alloc_array(KMALLOC_MAX_CACHE_SIZE / 8 + 1, 8);
+
+	KUNIT_EXPECT_NOT_NULL(test, small);
+	KUNIT_EXPECT_NOT_NULL(test, big);
+	KUNIT_EXPECT_FALSE(test, is_vmalloc_addr(small));
+	KUNIT_EXPECT_TRUE(test, is_vmalloc_addr(big));
+	KUNIT_EXPECT_NULL(test, sfu_alloc_array(SIZE_MAX / 2 + 1, 2));
+	sfu_free(small);
+	sfu_free(big);
+}
+#endif
+
 static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_rules, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_zero_tail),
@@ -936,6 +957,9 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
 	KUNIT_CASE(sfu_test_build_id_note),
+#ifdef __KERNEL__
+	KUNIT_CASE(sfu_test_alloc),
+#endif
 	{}
 };
 

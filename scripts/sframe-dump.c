@@ -13,8 +13,8 @@
  *     --validate         check every FDE and FRE, print nothing else
  *     --memory           the kernel memory the module keeps for the section
  *                        as a sidecar: its bytes, the decoder's index, the
- *                        rule table; each as asked for and as kvmalloc()
- *                        takes it
+ *                        rule table; each as asked for and as the module's
+ *                        allocator takes it
  *     --vaddr ADDR       address of a raw section (default 0)
  *
  * It decodes with the module's own decoder (lib/sframe/).  Exit
@@ -44,17 +44,13 @@ enum dump_format {
 };
 
 /*
- * What kvmalloc() takes for a request, on the module's three
- * architectures (4 KiB pages, SLUB): up to KMALLOC_MAX_CACHE_SIZE a
- * kmalloc size class; up to KMALLOC_MAX_SIZE (MAX_PAGE_ORDER 10) a
- * power-of-two block of pages from the page allocator; above, vmalloc()
- * pages.  kmalloc's power-of-two blocks can fail on a fragmented machine,
- * and vmalloc() takes whole pages then: the figure is what a fresh
- * machine allocates.
+ * What the module's allocator (sfu_alloc_array()) takes for a request on
+ * its three architectures (4 KiB pages, SLUB): up to
+ * KMALLOC_MAX_CACHE_SIZE a kmalloc size class, above it whole vmalloc()
+ * pages.
  */
 #define MEM_PAGE		4096UL
 #define MEM_KMALLOC_CACHE_MAX	(2 * MEM_PAGE)
-#define MEM_KMALLOC_MAX		(MEM_PAGE << 10)
 #define MEM_KMALLOC_MIN		8UL
 
 /* kmalloc's two size classes that are not powers of two. */
@@ -489,13 +485,13 @@ static u64 mem_taken(u64 bytes)
 
 	if (!bytes)
 		return 0;
-	if (bytes > MEM_KMALLOC_MAX)
+	if (bytes > MEM_KMALLOC_CACHE_MAX)
 		return (bytes + MEM_PAGE - 1) / MEM_PAGE * MEM_PAGE;
 	if (bytes > MEM_CLASS_96 * 2 / 3 && bytes <= MEM_CLASS_96)
 		return MEM_CLASS_96;
 	if (bytes > MEM_CLASS_192 * 2 / 3 && bytes <= MEM_CLASS_192)
 		return MEM_CLASS_192;
-	n = bytes > MEM_KMALLOC_CACHE_MAX ? MEM_PAGE : MEM_KMALLOC_MIN;
+	n = MEM_KMALLOC_MIN;
 	while (n < bytes)
 		n *= 2;
 	return n;

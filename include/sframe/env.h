@@ -25,6 +25,7 @@ enum sfu_mem {
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/prefetch.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -32,10 +33,24 @@ enum sfu_mem {
 #include <linux/swab.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
+/*
+ * Arrays larger than kmalloc's largest size class come from vmalloc(),
+ * which takes whole pages.  kvmalloc() would ask kmalloc() first, which
+ * takes the next power of two of pages up to 4 MiB: a third more over
+ * the files of a few large programs (make memory).  kvfree() frees both.
+ */
 static inline void *sfu_alloc_array(size_t n, size_t size)
 {
-	return kvmalloc_array(n, size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	size_t bytes;
+
+	if (check_mul_overflow(n, size, &bytes))
+		return NULL;
+	if (bytes > KMALLOC_MAX_CACHE_SIZE)
+		return __vmalloc(bytes, gfp);
+	return kmalloc(bytes, gfp);
 }
 
 static inline void sfu_free(void *p)

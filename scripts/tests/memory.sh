@@ -12,7 +12,7 @@
 # keeps for it, with the module's own code: the section's bytes, the
 # decoder's index (elements, FDE keys and entries, blocks, row runs and
 # marks) and the rule table (rows, block index, rules), in bytes asked
-# for and in bytes kvmalloc() takes.  Next to them .eh_frame +
+# for and in bytes the allocator takes.  Next to them .eh_frame +
 # .eh_frame_hdr, and the ratios; then the sum over the set.  The
 # structures around each array (the sidecar's, a region per mapping) are
 # a few hundred bytes per file and not in the table; bench_walk.sh
@@ -105,7 +105,7 @@ rm -f "$out/rows"
 table=$out/table.rst
 {
 echo "Bytes the module keeps per file for sframectl's sidecar (asked for,"
-echo "then taken by kvmalloc()), next to .eh_frame + .eh_frame_hdr (\"eh\")."
+echo "then taken by the allocator), next to .eh_frame + .eh_frame_hdr (\"eh\")."
 echo
 echo ".. table::"
 echo
@@ -116,7 +116,6 @@ rule
 for f in $(files | sort -u); do
 	row "$f"
 done
-rule
 read -r eh sec idx tab asked taken < <(awk '
 	{ for (i = 1; i <= 6; i++) s[i] += $i }
 	END { print s[1], s[2], s[3], s[4], s[5], s[6] }' "$out/rows")
