@@ -118,10 +118,16 @@ const char *ctl_why(int err)
 	}
 }
 
-/* The whole file open at @fd, read (not parsed) with our privileges. */
+/*
+ * The whole file open at @fd, read (not parsed) with our privileges.  A
+ * read may return less than asked where the file system says so (9p
+ * gives at most its message size, about 128 KiB on 6.1): read on until
+ * the file's size, or the end of the file, which is an error then.
+ */
 static int ctl_slurp(int fd, struct elf_file *f)
 {
 	struct stat st;
+	size_t done;
 	ssize_t n;
 
 	if (fstat(fd, &st) || st.st_size <= 0 ||
@@ -131,8 +137,14 @@ static int ctl_slurp(int fd, struct elf_file *f)
 	f->data = malloc(f->size);
 	if (!f->data)
 		return -1;
-	n = pread(fd, f->data, f->size, 0);
-	return n == (ssize_t)f->size ? 0 : -1;
+	for (done = 0; done < f->size; done += n) {
+		n = pread(fd, f->data + done, f->size - done, done);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			return -1;
+	}
+	return 0;
 }
 
 /*
