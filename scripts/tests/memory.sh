@@ -32,11 +32,13 @@ make -s -C "$root" scripts/sframe-gen scripts/sframe-dump || exit 1
 command -v readelf > /dev/null || apt_install binutils
 
 # Debian's programs (not another python3 first in PATH).
-[ -x /usr/bin/python3 ] && [ -x /usr/bin/perl ] && [ -x /usr/bin/git ] &&
-	[ -x /usr/bin/g++ ] || apt_install python3 perl git g++
+for p in python3 perl git g++; do
+	[ -x "/usr/bin/$p" ] || apt_install python3 perl git g++
+done
 progs=(/usr/bin/python3 /usr/bin/perl /usr/bin/git
        "$(/usr/bin/g++ -print-prog-name=cc1plus)")
-llvm=$(ls -S /usr/lib/*/libLLVM*.so.* 2> /dev/null | head -n 1)
+llvm=$(find /usr/lib -maxdepth 2 -name 'libLLVM*.so.*' -type f \
+	-printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2)
 [ -n "$llvm" ] || say "no libLLVM installed: the set has none"
 
 # files: every ELF file the programs map, once, by real path.
