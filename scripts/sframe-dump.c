@@ -45,17 +45,15 @@ enum dump_format {
 
 /*
  * What the module's allocator (sfu_alloc_array()) takes for a request on
- * its three architectures (4 KiB pages, SLUB): up to
- * KMALLOC_MAX_CACHE_SIZE a kmalloc size class, above it whole vmalloc()
- * pages.
+ * its three architectures (4 KiB pages, SLUB): the smallest kmalloc size
+ * class that holds it, up to KMALLOC_MAX_CACHE_SIZE (the last class);
+ * above, whole vmalloc() pages.
  */
 #define MEM_PAGE		4096UL
-#define MEM_KMALLOC_CACHE_MAX	(2 * MEM_PAGE)
-#define MEM_KMALLOC_MIN		8UL
 
-/* kmalloc's two size classes that are not powers of two. */
-#define MEM_CLASS_96		96UL
-#define MEM_CLASS_192		192UL
+static const u64 mem_kmalloc_classes[] = {
+	8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 2 * MEM_PAGE,
+};
 
 struct dump {
 	struct sfu_section sec;
@@ -481,20 +479,14 @@ static int table_elem(struct dump *d, const struct sfu_elem *e)
 
 static u64 mem_taken(u64 bytes)
 {
-	u64 n;
+	size_t i;
 
 	if (!bytes)
 		return 0;
-	if (bytes > MEM_KMALLOC_CACHE_MAX)
-		return (bytes + MEM_PAGE - 1) / MEM_PAGE * MEM_PAGE;
-	if (bytes > MEM_CLASS_96 * 2 / 3 && bytes <= MEM_CLASS_96)
-		return MEM_CLASS_96;
-	if (bytes > MEM_CLASS_192 * 2 / 3 && bytes <= MEM_CLASS_192)
-		return MEM_CLASS_192;
-	n = MEM_KMALLOC_MIN;
-	while (n < bytes)
-		n *= 2;
-	return n;
+	for (i = 0; i < ARRAY_SIZE(mem_kmalloc_classes); i++)
+		if (bytes <= mem_kmalloc_classes[i])
+			return mem_kmalloc_classes[i];
+	return (bytes + MEM_PAGE - 1) / MEM_PAGE * MEM_PAGE;
 }
 
 struct mem_sum {
