@@ -26,6 +26,7 @@
 #   make bench-host      lookup cost for 1k..1M FDEs
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make memory          kernel memory per file against .eh_frame (RST table)
+#   make check-table     the rule table against the lookup in real files
 #   make style           checkpatch.pl on the sources
 #   make man             manual pages of the tools (build/man, rst2man)
 #   make install         tools, manual pages, systemd unit (DESTDIR, prefix)
@@ -79,7 +80,7 @@ CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
-.PHONY: all module modules clean pictures check check-all check-host check-corpus check-gen \
+.PHONY: all module modules clean pictures check check-all check-host check-corpus check-table check-gen \
 	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
 	memory man install dkms-src dkms-install dkms-remove deb check-deb module-src
 
@@ -164,6 +165,10 @@ $(O)/sframe-gen-asan: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
 	$(CC) $(HOSTCFLAGS) -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $(GEN_SRCS) $(ENCODER_SRCS) \
 		$(DECODER_SRCS)
+
+# The rule table against the lookup in real files of three architectures.
+check-table: scripts/sframe-gen scripts/sframe-dump
+	scripts/tests/table-real.sh $(O)/table-real
 
 check-gen: scripts/sframe-gen scripts/sframe-dump $(O)/sframe-gen-asan
 	GEN=$(CURDIR)/scripts/sframe-gen DUMP=$(CURDIR)/scripts/sframe-dump \

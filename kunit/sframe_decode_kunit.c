@@ -672,13 +672,24 @@ static void sfu_test_table(struct kunit *test)
 /* Functions of the table long section: the same rows each. */
 #define SFU_TABLE_LONG_FUNCS	3
 
-/* Entries of @t out of address order. */
+/*
+ * Entries of @t a block's search compares that are out of address order
+ * or outside their block: a block's entries after the one in force at its
+ * start begin after its first byte and at most at its end.
+ */
 static u32 sfu_table_unordered(const struct sfu_table *t)
 {
-	u32 i, bad = 0;
+	u32 blk, i, first, last, bad = 0;
 
-	for (i = 1; i < t->nr_rows; i++)
-		bad += t->rows[i].start <= t->rows[i - 1].start;
+	for (blk = 0; blk < t->nr_blocks; blk++) {
+		first = (u32)(((u64)blk << t->shift) &
+			      (BIT(SFU_TABLE_PAGE_SHIFT) - 1));
+		last = first + (1U << t->shift) - 1;
+		for (i = t->index[blk] + 1; i <= t->index[blk + 1]; i++)
+			bad += t->starts[i] < first || t->starts[i] > last ||
+			       (i > t->index[blk] + 1 &&
+				t->starts[i] <= t->starts[i - 1]);
+	}
 	return bad;
 }
 
@@ -711,6 +722,43 @@ static void sfu_test_table_long(struct kunit *test)
 	/* Every row an entry: each differs from the one before. */
 	KUNIT_EXPECT_GE(test, sec.table->nr_rows, rows * nr);
 	KUNIT_EXPECT_EQ(test, sfu_table_unordered(sec.table), 0);
+	sfu_section_destroy(&sec);
+}
+
+/* Functions of sfu_test_table_spill: three 64 KiB pages of text. */
+#define SFU_TABLE_MANY_FUNCS	(3 * 256)
+
+/*
+ * More distinct rules than one-byte codes: the rules past them are found
+ * in the spill list, and the table answers as the section at every
+ * address, across its 64 KiB pages.
+ */
+static void sfu_test_table_spill(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	u32 nr = SFU_TABLE_MANY_FUNCS;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf;
+
+	len = sfu_test_many_rules(c->version, c->abi, nr, NULL, 0);
+	KUNIT_ASSERT_GT(test, len, 0);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, sfu_test_many_rules(c->version, c->abi, nr, buf,
+						  len),
+			len);
+	sfu_check_table(test, buf, len, c->abi, 1);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
+	KUNIT_EXPECT_EQ(test, sec.table->nr_rules, nr + 1);
+	/* One rule for every first row, the most used: it has a code. */
+	KUNIT_EXPECT_EQ(test, sec.table->nr_spill,
+			nr + 1 - SFU_TABLE_CODE_NONE);
+	KUNIT_EXPECT_EQ(test, sec.table->rules[0].cfa.off, 8);
+	KUNIT_EXPECT_EQ(test, sfu_table_unordered(sec.table), 0);
+	/* An entry that is not in the list has no rule there. */
+	KUNIT_EXPECT_TRUE(test, !sfu_table_spilled(sec.table, 0));
 	sfu_section_destroy(&sec);
 }
 
@@ -954,6 +1002,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_empty_fde_offset),
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_spill, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
 	KUNIT_CASE(sfu_test_build_id_note),

@@ -281,6 +281,57 @@ free_arrays:
 }
 
 /**
+ * sfu_test_many_rules() - functions whose second rows all differ
+ * @version: SFrame version
+ * @abi: ABI id
+ * @nr_fdes: number of functions, SFU_TEST_MANY_SIZE bytes each from
+ *	SFU_TEST_LONG_TEXT, back to back, so that some start on a 64 KiB
+ *	page boundary
+ * @buf: output, or NULL to measure
+ * @cap: size of @buf
+ *
+ * Every function's first row is the same; its second, at an offset of
+ * its own, says cfa = sp + sfu_test_many_cfa(i): @nr_fdes + 1 distinct
+ * rules, more than a rule table gives one-byte codes to.
+ *
+ * Return: the section size, or a negative error code.
+ */
+s64 sfu_test_many_rules(u8 version, u8 abi, u32 nr_fdes, u8 *buf, size_t cap)
+{
+	struct sfu_enc_params p;
+	struct sfu_enc_fde *fdes;
+	struct sfu_enc_fre *rows;
+	s64 len = -ENOMEM;
+	u32 i;
+
+	fdes = sfu_alloc_array(nr_fdes, sizeof(*fdes));
+	rows = sfu_alloc_array((size_t)nr_fdes * 2, sizeof(*rows));
+	if (!fdes || !rows)
+		goto free_arrays;
+	memset(rows, 0, (size_t)nr_fdes * 2 * sizeof(*rows));
+	for (i = 0; i < nr_fdes; i++) {
+		rows[2 * i].base = SFRAME_BASE_REG_SP;
+		rows[2 * i].nr_words = 1;
+		rows[2 * i].words[0] = 8;
+		rows[2 * i + 1] = rows[2 * i];
+		rows[2 * i + 1].start = 1 + i % (SFU_TEST_MANY_SIZE - 1);
+		rows[2 * i + 1].words[0] = sfu_test_many_cfa(i);
+		memset(&fdes[i], 0, sizeof(fdes[i]));
+		fdes[i].start = SFU_TEST_LONG_TEXT + (u64)i * SFU_TEST_MANY_SIZE;
+		fdes[i].size = SFU_TEST_MANY_SIZE;
+		fdes[i].nr_fres = 2;
+		fdes[i].fres = &rows[2 * i];
+	}
+	sfu_test_params(&p, version, abi, 0);
+	p.flags |= SFRAME_F_FDE_SORTED;
+	len = sfu_encode(&p, fdes, nr_fdes, buf, cap);
+free_arrays:
+	sfu_free(rows);
+	sfu_free(fdes);
+	return len;
+}
+
+/**
  * sfu_test_long_section() - functions whose rows are many
  * @version: SFrame version
  * @abi: ABI id

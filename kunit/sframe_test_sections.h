@@ -42,6 +42,16 @@ static inline s32 sfu_test_long_cfa(u32 row)
 	return 16 + 8 * (row % 61);
 }
 
+/* sfu_test_many_rules(): functions of two rows, each second one its own. */
+#define SFU_TEST_MANY_SIZE	256
+
+static inline s32 sfu_test_many_cfa(u32 fn)
+{
+	return 16 + 8 * fn;
+}
+
+s64 sfu_test_many_rules(u8 version, u8 abi, u32 nr_fdes, u8 *buf,
+			size_t cap);
 s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
 			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,

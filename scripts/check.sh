@@ -67,6 +67,7 @@ stage build make -s all
 stage tools-cli scripts/tests/tools-cli.sh
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
+stage table-real make -s check-table
 stage gen-oracle make -s check-gen
 stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host

@@ -15,6 +15,9 @@
  *                        as a sidecar: its bytes, the decoder's index, the
  *                        rule table; each as asked for and as the module's
  *                        allocator takes it
+ *     --check-table      build the module's rule table and compare its
+ *                        rule with the lookup's at every address of the
+ *                        text; print how many, fail on a difference
  *     --vaddr ADDR       address of a raw section (default 0)
  *
  * It decodes with the module's own decoder (lib/sframe/).  Exit
@@ -40,7 +43,8 @@
 #define RE_COL_RA	13
 
 enum dump_format {
-	DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND, DUMP_MEMORY
+	DUMP_NATIVE, DUMP_READELF, DUMP_ALL_PCS, DUMP_EXPAND, DUMP_MEMORY,
+	DUMP_CHECK_TABLE
 };
 
 /*
@@ -537,10 +541,13 @@ static int dump_memory(struct dump *d, u64 len)
 	mem_line(&sum, "row-runs", sec->nr_runs, sizeof(*sec->runs));
 	mem_line(&sum, "row-marks", sec->nr_marks, sizeof(*sec->marks));
 	mem_line(&sum, "table", 1, sizeof(*t));
-	mem_line(&sum, "table-rows", t->nr_rows + SFU_TABLE_PAD,
-		 sizeof(*t->rows));
+	mem_line(&sum, "table-starts", t->nr_rows + SFU_TABLE_PAD,
+		 sizeof(*t->starts));
+	mem_line(&sum, "table-codes", t->nr_rows + SFU_TABLE_PAD,
+		 sizeof(*t->codes));
 	mem_line(&sum, "table-index", t->nr_blocks + 1, sizeof(*t->index));
 	mem_line(&sum, "table-rules", t->nr_rules, sizeof(*t->rules));
+	mem_line(&sum, "table-spill", t->nr_spill, sizeof(*t->spill));
 	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
 	       "", sum.asked, sum.taken);
 	/* What the module charges for the section: the same arrays. */
@@ -553,6 +560,53 @@ static int dump_memory(struct dump *d, u64 len)
 	return 0;
 }
 
+/*
+ * Whether the rule table answers as the lookup at @pc: both find a rule
+ * or neither does, and the rules are the same.
+ */
+static bool check_table_pc(struct dump *d, u64 pc)
+{
+	const struct sfu_rule *got = sfu_table_find(&d->sec, pc);
+	struct sfu_rule want;
+	int ret;
+
+	memset(&want, 0, sizeof(want));
+	ret = sfu_find_rule(&d->sec, pc, &want);
+	if (ret || !got)
+		return !ret == !!got && (!ret || ret == -ENOENT);
+	return !memcmp(&want, got, sizeof(want));
+}
+
+/*
+ * The rule table against the section's own lookup at every address from
+ * below the text to past it (the walker's two paths: files and sidecars
+ * are walked through the table, JIT sections through the lookup).
+ */
+static int dump_check_table(struct dump *d)
+{
+	struct sfu_section *sec = &d->sec;
+	u64 pc, nr = 0, bad = 0;
+	int ret;
+
+	ret = sfu_table_build(sec);
+	if (ret) {
+		dump_report(d, "no rule table", ret);
+		return 1;
+	}
+	for (pc = sec->text_lo - 1; pc <= sec->text_hi; pc++, nr++) {
+		if (check_table_pc(d, pc))
+			continue;
+		if (bad++ < DUMP_MAX_PCS)
+			fprintf(stderr,
+				"sframe-dump: %s: table and lookup differ at 0x%" PRIx64 "\n",
+				d->path, pc);
+	}
+	printf("%" PRIu64 " addresses, %" PRIu64 " differ (%u entries, %u rules, %u spilled)\n",
+	       nr, bad, sec->table->nr_rows, sec->table->nr_rules,
+	       sec->table->nr_spill);
+	return bad ? 1 : 0;
+}
+
 static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 {
 	struct sfu_rule rule;
@@ -562,6 +616,8 @@ static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 
 	if (d->format == DUMP_MEMORY)
 		return dump_memory(d, loc->size);
+	if (d->format == DUMP_CHECK_TABLE)
+		return dump_check_table(d);
 	if (d->validate) {
 		ret = sfu_section_validate(&d->sec);
 		if (ret)
@@ -601,7 +657,8 @@ static int dump_section(struct dump *d, const struct elf_sframe_loc *loc)
 static void print_usage(FILE *f)
 {
 	fputs("Usage: sframe-dump [--format=native|readelf] [--pc ADDR]...\n", f);
-	fputs("                   [--all-pcs|--expand|--validate|--memory]\n", f);
+	fputs("                   [--all-pcs|--expand|--validate|--memory|\n", f);
+	fputs("                    --check-table]\n", f);
 	fputs("                   [--vaddr ADDR] FILE\n", f);
 	fputs("       sframe-dump --help | --version\n", f);
 }
@@ -636,6 +693,7 @@ static void parse_args(struct dump *d, int argc, char **argv,
 		{ "expand", no_argument, NULL, 'e' },
 		{ "validate", no_argument, NULL, 'v' },
 		{ "memory", no_argument, NULL, 'm' },
+		{ "check-table", no_argument, NULL, 'c' },
 		{ "vaddr", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'R' },
@@ -667,6 +725,9 @@ static void parse_args(struct dump *d, int argc, char **argv,
 			break;
 		case 'm':
 			d->format = DUMP_MEMORY;
+			break;
+		case 'c':
+			d->format = DUMP_CHECK_TABLE;
 			break;
 		case 'V':
 			*vaddr = parse_addr(optarg);

@@ -27,7 +27,8 @@ ctl=/tmp/sframectl		# in the chroot
 secs=4
 
 # profile RUN PID: bpftrace counts the user stacks of PID for $secs
-# seconds; each stack's frames on one line, then its count, in $out.RUN.
+# seconds; each stack's count, then its frames, on one line in $out.RUN
+# (a count alone for samples without a user frame: "@[]: N").
 profile() {
 	chroot /host timeout -s KILL 420 bpftrace -q -e \
 		"profile:hz:499 /pid == $2/ { @[ustack] = count(); }
@@ -35,7 +36,8 @@ profile() {
 		sed 's/^/# bpftrace: /' "$out.$1.err" | head -5
 		return 1
 	}
-	awk '/^@\[/ { s = ""; next }
+	awk '/^@\[\]: [0-9]+/ { print $2; next }
+	     /^@\[/ { s = ""; next }
 	     /^\]: [0-9]+/ { print $2, s; next }
 	     NF { f = $1; sub(/\+[0-9]+$/, "", f); s = s " " f }' \
 		"$out.$1.raw" > "$out.$1"
@@ -46,14 +48,17 @@ profile() {
 }
 
 # share RUN FIRST ROOT MIN MAX: of the samples whose innermost frame is
-# FIRST (a regular expression), between MIN% (inclusive) and MAX%
-# (exclusive) have a frame ROOT (another), and there are at least 50.
+# FIRST (a regular expression), or that have no user frame at all (none
+# reaches ROOT: s390x's kernel walks no user stack without the module),
+# between MIN% (inclusive) and MAX% (exclusive) have a frame ROOT
+# (another), and there are at least 50.
 share() {
 	local n k
 
 	[ -s "$out.$1" ] || { echo "# $1: no stacks"; return 1; }
 	read -r n k << EOF
 $(awk -v first="$2" -v root="$3" '
+	NF == 1 { n += $1; next }
 	$2 !~ first { next }
 	{ n += $1; for (i = 2; i <= NF; i++) if ($i ~ root) { k += $1; break } }
 	END { print n + 0, k + 0 }' "$out.$1")

@@ -14,33 +14,47 @@
 #include "decode.h"
 
 /*
- * An entry of a rule table (lib/sframe/table.c): from @start (an offset from
- * text_lo) up to the next entry's start, @rule is in force.  Packed: six
- * bytes, so that a block's entries take as few lines as they can (x86-64,
- * arm64 and s390x load unaligned words at full speed).
+ * A rule table's entries (lib/sframe/table.c) are three bytes each, in
+ * two arrays: where an entry starts, and a code for its rule.
+ *
+ * The text is cut into blocks of 2^shift bytes, none larger than a 64 KiB
+ * page, so that a lookup compares only the low 16 bits of the starts in
+ * one block.  Each is stored less one: starts[i] = (start - 1) mod 2^16.
+ * The entries a block's search compares start after the block's first
+ * byte and at most at its end, so these values do not wrap, and an entry
+ * that starts on the next page exactly stays above every offset of its
+ * block.
  */
-struct sfu_table_row {
-	u32 start;
-	u16 rule;		/* in sfu_table.rules, or SFU_TABLE_NONE */
-} __packed;
+#define SFU_TABLE_PAGE_SHIFT	16
 
-/* A table entry where nothing describes the PC (gaps, row-less starts). */
-#define SFU_TABLE_NONE		0xffffU
+/* A code: a rule number below SFU_TABLE_CODE_NONE (the rules most used). */
+#define SFU_TABLE_CODE_NONE	0xfe	/* nothing describes the PC */
+#define SFU_TABLE_CODE_SPILL	0xff	/* the rule is in the spill list */
+
+/* An entry whose rule has no code of its own, by its position. */
+struct sfu_table_spill {
+	u32 pos;
+	u16 rule;
+} __packed;
 
 /* A section's rows decoded once, for sections that do not change. */
 struct sfu_table {
-	struct sfu_table_row *rows;	/* by start, over the whole text */
+	u16 *starts;		/* (start - 1) mod 2^16, by start */
+	u8 *codes;		/* the rule of each entry */
 	u32 nr_rows;
 	u32 *index;		/* per block: the entry in force at its start */
 	u32 nr_blocks;
 	u8 shift;		/* a block is 2^shift bytes of text */
-	struct sfu_rule *rules;	/* distinct */
+	struct sfu_rule *rules;	/* distinct, the most used first */
 	u32 nr_rules;
+	struct sfu_table_spill *spill;	/* by position */
+	u32 nr_spill;
 };
 
 int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
+const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 pos);
 
 /*
  * Entries a lookup searches in a fixed number of steps, from the one in
@@ -49,7 +63,7 @@ size_t sfu_table_bytes(const struct sfu_section *sec);
  * are.  Blocks with more entries are searched by halving their range.
  */
 #define SFU_TABLE_WINDOW	16
-/* The entries end with SFU_TABLE_WINDOW - 1 past any offset. */
+/* The entries end with SFU_TABLE_WINDOW - 1 more, read and never taken. */
 #define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
 /* Cache line the window is asked for by (s390's are larger: harmless). */
 #define SFU_TABLE_LINE		64
@@ -84,31 +98,36 @@ static inline u32 sfu_search_starts(const void *base, size_t stride,
 static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
 						 u32 lo)
 {
-	const u8 *p = (const u8 *)&t->rows[lo];
-	size_t off;
+	const u8 *p = (const u8 *)&t->starts[lo];
 
-	for (off = 0; off < SFU_TABLE_WINDOW * sizeof(*t->rows);
-	     off += SFU_TABLE_LINE)
-		prefetch(p + off);
-	prefetch(p + SFU_TABLE_WINDOW * sizeof(*t->rows) - 1);
+	prefetch(p);
+	prefetch(p + SFU_TABLE_WINDOW * sizeof(*t->starts) - 1);
+	prefetch(&t->codes[lo]);
 }
 
 /*
- * The last entry in [@lo, @hi] that starts at or before @off: entry @lo
- * does, and every entry after @hi starts after it.
+ * The last entry in [@lo, @hi] of a block that starts at or before the
+ * offset whose low 16 bits are @off: entry @lo does, and every entry after
+ * @hi starts after it.  Entries past @hi may be on the next page: the
+ * window never takes them.
  */
 static __always_inline u32 sfu_table_search(const struct sfu_table *t,
-					    u32 off, u32 lo, u32 hi)
+					    u16 off, u32 lo, u32 hi)
 {
-	const struct sfu_table_row *p = &t->rows[lo];
-	u32 half;
+	u32 pos = lo, half, n;
 
-	if (unlikely(hi - lo >= SFU_TABLE_WINDOW))
-		return sfu_search_starts(t->rows, sizeof(*t->rows), off, lo,
-					 hi);
+	if (unlikely(hi - lo >= SFU_TABLE_WINDOW)) {
+		/* Halve the range without a branch on the data. */
+		for (n = hi - lo + 1; n > 1; n -= half) {
+			half = n / 2;
+			pos = t->starts[pos + half] < off ? pos + half : pos;
+		}
+		return pos;
+	}
 	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
-		p = p[half].start <= off ? p + half : p;
-	return (u32)(p - t->rows);
+		pos = (pos + half <= hi) & (t->starts[pos + half] < off) ?
+		      pos + half : pos;
+	return pos;
 }
 
 /**
@@ -117,8 +136,8 @@ static __always_inline u32 sfu_table_search(const struct sfu_table *t,
  * @pc: the address
  *
  * What sfu_find_rule() answers for @pc, from kernel memory alone, with
- * no call and no copy.  Any context: the table does not change once
- * built, and a lookup writes nothing.
+ * no call and no copy for the rules with a code.  Any context: the table
+ * does not change once built, and a lookup writes nothing.
  *
  * Return: the rule, valid as long as the table, or NULL where nothing
  * describes @pc.
@@ -127,8 +146,8 @@ static __always_inline const struct sfu_rule *
 sfu_table_find(const struct sfu_section *sec, u64 pc)
 {
 	const struct sfu_table *t = sec->table;
-	u32 off, blk, lo, hi;
-	u16 id;
+	u32 off, blk, lo, hi, pos;
+	u8 code;
 
 	if (pc < sec->text_lo || pc >= sec->text_hi)
 		return NULL;
@@ -137,10 +156,13 @@ sfu_table_find(const struct sfu_section *sec, u64 pc)
 	lo = t->index[blk];
 	hi = t->index[blk + 1];
 	sfu_table_rows_ahead(t, lo);
-	id = t->rows[sfu_table_search(t, off, lo, hi)].rule;
-	if (id == SFU_TABLE_NONE)
+	pos = sfu_table_search(t, (u16)off, lo, hi);
+	code = t->codes[pos];
+	if (likely(code < SFU_TABLE_CODE_NONE))
+		return &t->rules[code];
+	if (code == SFU_TABLE_CODE_NONE)
 		return NULL;
-	return &t->rules[id];
+	return sfu_table_spilled(t, pos);
 }
 
 #endif /* _SFRAME_TABLE_H */

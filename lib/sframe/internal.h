@@ -46,8 +46,6 @@ static inline bool sfu_same_shape(const struct sfu_rows_shape *a,
 }
 
 static_assert(offsetof(struct sfu_ent, start) == 0, "entries start with it");
-static_assert(offsetof(struct sfu_table_row, start) == 0,
-	      "table entries start with it");
 
 /* Last position in [@lo, @hi] whose lookup entry starts at or before @off. */
 static inline u32 sfu_search_ents(const struct sfu_section *sec, u32 off,

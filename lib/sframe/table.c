@@ -12,15 +12,22 @@
  * of ORC's tables, and lays the answers out flat over the text:
  *
  *  - entries sorted by address, each an offset from text_lo and the rule
- *    in force from there to the next entry (SFU_TABLE_NONE where nothing
- *    describes the PC: between functions, before a function's first row);
- *    a function's rows become entries at their absolute offsets, those of
+ *    in force from there to the next entry (none where nothing describes
+ *    the PC: between functions, before a function's first row); a
+ *    function's rows become entries at their absolute offsets, those of
  *    a repeating (PCMASK) function once per repetition, and an entry with
  *    the rule of the one before it is left out;
  *  - a block index: the text cut into 2^shift byte blocks of about
- *    SFU_TABLE_BLOCK_ROWS entries each, and for each block the entry in
- *    force at its start;
- *  - the distinct rules, each stored once.
+ *    SFU_TABLE_BLOCK_ROWS entries each, none larger than a 64 KiB page,
+ *    and for each block the entry in force at its start;
+ *  - the distinct rules, each stored once, the most used first.
+ *
+ * An entry takes three bytes (table.h): the low 16 bits of its start,
+ * which is all a search within one block compares, and a one-byte code,
+ * the rule's number for the SFU_TABLE_CODE_NONE rules most used.  The
+ * few entries with a rule past those are listed aside with their rule
+ * (the spill list), and found there by position.  Real sections have a
+ * few hundred distinct rules, and those past the first 254 are rare.
  *
  * A lookup is then one index slot and a search of one block's entries
  * (asked for together before the search: a line or two), and it returns
@@ -55,13 +62,25 @@
 #define SFU_TABLE_HASH_MIN	64
 /* Entries of a block, about: 48 bytes, a line or two. */
 #define SFU_TABLE_BLOCK_ROWS	8
-/* Blocks span 16 bytes of text at least, 4 GiB (all of it) at most. */
+/* Blocks span 16 bytes of text at least, a 64 KiB page at most. */
 #define SFU_TABLE_SHIFT_MIN	4
-#define SFU_TABLE_SHIFT_MAX	32
+#define SFU_TABLE_SHIFT_MAX	SFU_TABLE_PAGE_SHIFT
 
 /* FNV-1a, 32 bits. */
 #define SFU_FNV_BASIS		2166136261u
 #define SFU_FNV_PRIME		16777619u
+
+/*
+ * An entry being built, or a row decoded: from @start (an offset from
+ * text_lo, or from its function) @rule is in force.
+ */
+struct sfu_table_row {
+	u32 start;
+	u16 rule;		/* in sfu_table.rules, or SFU_TABLE_NONE */
+};
+
+/* A row where nothing describes the PC (gaps, row-less starts). */
+#define SFU_TABLE_NONE		0xffffU
 
 /* FRE data decoded once: where its rows went, and how it was read. */
 struct sfu_table_src {
@@ -72,15 +91,18 @@ struct sfu_table_src {
 };
 
 /*
- * A table being built: the rule hash, the rows decoded (by where their
- * FRE data is) and what is left of the work a build may do.
+ * A table being built: its entries with their whole starts, the rule
+ * hash, the rows decoded (by where their FRE data is) and what is left of
+ * the work a build may do.
  */
 struct sfu_table_build {
 	struct sfu_table *t;
+	struct sfu_table_row *rows;	/* the entries */
+	u32 nr_rows;
+	u32 cap_rows;		/* room in rows */
 	u32 *hash;		/* rule number + 1, 0: empty */
 	u32 hash_size;
 	u32 max_rules;		/* room in t->rules */
-	u32 cap_rows;		/* room in t->rows */
 	u32 work;		/* rows decoded and entries made, left */
 	struct sfu_table_row *runs;	/* starts from their function */
 	u32 nr_runs;
@@ -303,7 +325,6 @@ static int sfu_table_fn_rows(struct sfu_section *sec, struct sfu_table_build *b,
 
 static int sfu_table_grow_rows(struct sfu_table_build *b)
 {
-	struct sfu_table *t = b->t;
 	struct sfu_table_row *rows;
 	u32 n;
 
@@ -314,9 +335,9 @@ static int sfu_table_grow_rows(struct sfu_table_build *b)
 	rows = sfu_alloc_array(n, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
-	sfu_free(t->rows);
-	t->rows = rows;
+	memcpy(rows, b->rows, b->nr_rows * sizeof(*rows));
+	sfu_free(b->rows);
+	b->rows = rows;
 	b->cap_rows = n;
 	return 0;
 }
@@ -324,21 +345,20 @@ static int sfu_table_grow_rows(struct sfu_table_build *b)
 /* An entry at @start for rule number @rule, unless the last has it. */
 static int sfu_table_put(struct sfu_table_build *b, u32 start, u16 rule)
 {
-	struct sfu_table *t = b->t;
 	int ret;
 
 	if (!sfu_table_spend(b))
 		return -E2BIG;
-	if (t->nr_rows && t->rows[t->nr_rows - 1].rule == rule)
+	if (b->nr_rows && b->rows[b->nr_rows - 1].rule == rule)
 		return 0;
-	if (t->nr_rows == b->cap_rows) {
+	if (b->nr_rows == b->cap_rows) {
 		ret = sfu_table_grow_rows(b);
 		if (ret)
 			return ret;
 	}
-	t->rows[t->nr_rows].start = start;
-	t->rows[t->nr_rows].rule = rule;
-	t->nr_rows++;
+	b->rows[b->nr_rows].start = start;
+	b->rows[b->nr_rows].rule = rule;
+	b->nr_rows++;
 	return 0;
 }
 
@@ -443,11 +463,11 @@ static int sfu_table_alloc(struct sfu_section *sec, struct sfu_table *t,
 	/* At most 4 * 2^24 + 2^16: no overflow. */
 	b->work = SFU_TABLE_WORK_FACTOR * room + SFU_TABLE_REPEAT_ROWS;
 	b->src_hash_size = sfu_hash_size(sec->nr_fdes);
-	t->rows = sfu_alloc_array(room, sizeof(*t->rows));
+	b->rows = sfu_alloc_array(room, sizeof(*b->rows));
 	b->runs = sfu_alloc_array(room, sizeof(*b->runs));
 	b->srcs = sfu_alloc_array(sec->nr_fdes, sizeof(*b->srcs));
 	b->src_hash = sfu_alloc_array(b->src_hash_size, sizeof(*b->src_hash));
-	if (!t->rows || !b->runs || !b->srcs || !b->src_hash)
+	if (!b->rows || !b->runs || !b->srcs || !b->src_hash)
 		return -ENOMEM;
 	memset(b->src_hash, 0, b->src_hash_size * sizeof(*b->src_hash));
 	b->max_rules = SFU_TABLE_HASH_MIN / 2;
@@ -456,6 +476,7 @@ static int sfu_table_alloc(struct sfu_section *sec, struct sfu_table *t,
 
 static void sfu_table_build_free(struct sfu_table_build *b)
 {
+	sfu_free(b->rows);
 	sfu_free(b->hash);
 	sfu_free(b->runs);
 	sfu_free(b->srcs);
@@ -463,48 +484,27 @@ static void sfu_table_build_free(struct sfu_table_build *b)
 }
 
 /*
- * Give back the room of the entries not made (one entry at least, so that
- * every lookup finds one), and end the array with entries that start past
- * any offset, for the window of the last block.  Return: 0 or -ENOMEM.
+ * The block index, from the entries with their whole starts: blocks of
+ * about SFU_TABLE_BLOCK_ROWS entries (one entry at least, so that every
+ * lookup finds one), and for each the entry in force at its start; one
+ * more slot, the last entry, ends the last block.
  */
-static int sfu_table_trim(struct sfu_table_build *b)
+static int sfu_table_index(const struct sfu_section *sec,
+			   struct sfu_table_build *b)
 {
+	u64 span = sec->text_hi - sec->text_lo;
+	u8 shift = SFU_TABLE_SHIFT_MIN;
 	struct sfu_table *t = b->t;
-	struct sfu_table_row *rows;
-	u32 i;
+	u32 blk, pos = 0;
 	int ret;
 
-	if (!t->nr_rows) {
+	if (!b->nr_rows) {
 		ret = sfu_table_put(b, 0, SFU_TABLE_NONE);
 		if (ret)
 			return ret;
 	}
-	rows = sfu_alloc_array(t->nr_rows + SFU_TABLE_PAD, sizeof(*rows));
-	if (!rows)
-		return -ENOMEM;
-	memcpy(rows, t->rows, t->nr_rows * sizeof(*rows));
-	for (i = t->nr_rows; i < t->nr_rows + SFU_TABLE_PAD; i++) {
-		rows[i].start = U32_MAX;
-		rows[i].rule = SFU_TABLE_NONE;
-	}
-	sfu_free(t->rows);
-	t->rows = rows;
-	return 0;
-}
-
-/*
- * The block index: blocks of about SFU_TABLE_BLOCK_ROWS entries, and for
- * each the entry in force at its start; one more slot, the last entry,
- * ends the last block.
- */
-static int sfu_table_index(const struct sfu_section *sec, struct sfu_table *t)
-{
-	u64 span = sec->text_hi - sec->text_lo;
-	u8 shift = SFU_TABLE_SHIFT_MIN;
-	u32 blk, pos = 0;
-
 	while (shift < SFU_TABLE_SHIFT_MAX &&
-	       (span >> shift) * SFU_TABLE_BLOCK_ROWS > t->nr_rows)
+	       (span >> shift) * SFU_TABLE_BLOCK_ROWS > b->nr_rows)
 		shift++;
 	t->shift = shift;
 	t->nr_blocks = (u32)(span >> shift) + 1;
@@ -512,20 +512,124 @@ static int sfu_table_index(const struct sfu_section *sec, struct sfu_table *t)
 	if (!t->index)
 		return -ENOMEM;
 	for (blk = 0; blk < t->nr_blocks; blk++) {
-		while (pos + 1 < t->nr_rows &&
-		       t->rows[pos + 1].start <= (u64)blk << shift)
+		while (pos + 1 < b->nr_rows &&
+		       b->rows[pos + 1].start <= (u64)blk << shift)
 			pos++;
 		t->index[blk] = pos;
 	}
-	t->index[blk] = t->nr_rows - 1;
+	t->index[blk] = b->nr_rows - 1;
+	return 0;
+}
+
+/* A rule number and how many entries have it, while they are ranked. */
+struct sfu_table_rank {
+	u32 uses;
+	u16 rule;
+};
+
+/* Most used first; the lower number first among equals. */
+static int sfu_rank_cmp(const void *a, const void *b)
+{
+	const struct sfu_table_rank *x = a, *y = b;
+
+	if (x->uses != y->uses)
+		return x->uses > y->uses ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/*
+ * Number the rules by how many entries have them, the most used first,
+ * so that most entries' rules get a one-byte code.  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_rank(struct sfu_table_build *b)
+{
+	struct sfu_table *t = b->t;
+	struct sfu_table_rank *rank;
+	struct sfu_rule *rules;
+	u32 i;
+
+	if (!t->nr_rules)
+		return 0;
+	rank = sfu_alloc_array(t->nr_rules, sizeof(*rank));
+	rules = sfu_alloc_array(t->nr_rules, sizeof(*rules));
+	if (!rank || !rules) {
+		sfu_free(rank);
+		sfu_free(rules);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr_rules; i++) {
+		rank[i].uses = 0;
+		rank[i].rule = (u16)i;
+	}
+	for (i = 0; i < b->nr_rows; i++)
+		if (b->rows[i].rule != SFU_TABLE_NONE)
+			rank[b->rows[i].rule].uses++;
+	sfu_sort(rank, t->nr_rules, sizeof(*rank), sfu_rank_cmp);
+	for (i = 0; i < t->nr_rules; i++) {
+		rules[i] = t->rules[rank[i].rule];
+		/* The hash is done with: it maps old numbers to new ones. */
+		b->hash[rank[i].rule] = i;
+	}
+	for (i = 0; i < b->nr_rows; i++)
+		if (b->rows[i].rule != SFU_TABLE_NONE)
+			b->rows[i].rule = (u16)b->hash[b->rows[i].rule];
+	sfu_free(t->rules);
+	sfu_free(rank);
+	t->rules = rules;
+	return 0;
+}
+
+/* The code of an entry with rule number @rule. */
+static u8 sfu_table_code(u16 rule)
+{
+	if (rule == SFU_TABLE_NONE)
+		return SFU_TABLE_CODE_NONE;
+	return rule < SFU_TABLE_CODE_NONE ? (u8)rule : SFU_TABLE_CODE_SPILL;
+}
+
+/*
+ * The entries in their three bytes, and the spill list, from the entries
+ * with their whole starts and rule numbers; SFU_TABLE_PAD more at the end
+ * for the window of the last block.  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_pack(struct sfu_table_build *b)
+{
+	struct sfu_table *t = b->t;
+	u32 i, n = b->nr_rows + SFU_TABLE_PAD;
+
+	for (i = 0; i < b->nr_rows; i++)
+		t->nr_spill += sfu_table_code(b->rows[i].rule) ==
+			       SFU_TABLE_CODE_SPILL;
+	t->starts = sfu_alloc_array(n, sizeof(*t->starts));
+	t->codes = sfu_alloc_array(n, sizeof(*t->codes));
+	if (t->nr_spill)
+		t->spill = sfu_alloc_array(t->nr_spill, sizeof(*t->spill));
+	if (!t->starts || !t->codes || (t->nr_spill && !t->spill))
+		return -ENOMEM;
+	t->nr_rows = b->nr_rows;
+	t->nr_spill = 0;
+	for (i = 0; i < n; i++) {
+		u32 start = i < b->nr_rows ? b->rows[i].start : U32_MAX;
+		u16 rule = i < b->nr_rows ? b->rows[i].rule : SFU_TABLE_NONE;
+
+		t->starts[i] = (u16)(start - 1);
+		t->codes[i] = sfu_table_code(rule);
+		if (t->codes[i] != SFU_TABLE_CODE_SPILL)
+			continue;
+		t->spill[t->nr_spill].pos = i;
+		t->spill[t->nr_spill].rule = rule;
+		t->nr_spill++;
+	}
 	return 0;
 }
 
 static void sfu_table_free(struct sfu_table *t)
 {
-	sfu_free(t->rows);
+	sfu_free(t->starts);
+	sfu_free(t->codes);
 	sfu_free(t->index);
 	sfu_free(t->rules);
+	sfu_free(t->spill);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -565,10 +669,12 @@ int sfu_table_build(struct sfu_section *sec)
 			sfu_cond_resched();
 	}
 	if (!ret)
-		ret = sfu_table_trim(&b);
-	sfu_table_build_free(&b);
+		ret = sfu_table_index(sec, &b);
 	if (!ret)
-		ret = sfu_table_index(sec, t);
+		ret = sfu_table_rank(&b);
+	if (!ret)
+		ret = sfu_table_pack(&b);
+	sfu_table_build_free(&b);
 	if (ret) {
 		sfu_table_free(t);
 		sfu_free(t);
@@ -604,7 +710,35 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	if (!t)
 		return 0;
 	return sizeof(*t) +
-	       (size_t)(t->nr_rows + SFU_TABLE_PAD) * sizeof(*t->rows) +
+	       (size_t)(t->nr_rows + SFU_TABLE_PAD) *
+	       (sizeof(*t->starts) + sizeof(*t->codes)) +
 	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
-	       (size_t)t->nr_rules * sizeof(*t->rules);
+	       (size_t)t->nr_rules * sizeof(*t->rules) +
+	       (size_t)t->nr_spill * sizeof(*t->spill);
+}
+
+/**
+ * sfu_table_spilled() - the rule of an entry whose code is SFU_TABLE_CODE_SPILL
+ * @t: the table
+ * @pos: the entry
+ *
+ * Found by halving the spill list, which is sorted by position.
+ *
+ * Return: the rule, valid as long as the table, or NULL if @pos is not
+ * in the list (a table this file built has it there).
+ */
+const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 pos)
+{
+	u32 lo = 0, hi = t->nr_spill, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->spill[mid].pos < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->nr_spill || t->spill[lo].pos != pos)
+		return NULL;
+	return &t->rules[t->spill[lo].rule];
 }

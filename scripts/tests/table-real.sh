@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# table-real.sh - the rule table against the section's lookup, at every
+# address of real Debian files, for the three architectures
+#
+# Usage: table-real.sh [OUTDIR]     (default build/table-real;
+#                                    make check-table)
+#
+# The module walks files and sidecars through a rule table built from
+# their section (lib/sframe/table.c) and JIT sections through the
+# section's lookup; both are the same library code on the host.  For
+# Debian's libc, python3, libcrypto and libstdc++ (x86-64) and the libc
+# and libstdc++ of Debian's arm64 and s390x cross packages, sframe-gen
+# makes the sidecar sframectl would register (--share-rows) and
+# sframe-dump --check-table compares the table's rule with the lookup's
+# at every address of the text.  A file whose table has more distinct
+# rules than one-byte codes (a spill list) is among them, or the test
+# says so.  Prints TAP and a closing "N passed, N failed" line.
+set -u
+
+prog=table-real
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build/table-real}
+gen=$root/scripts/sframe-gen
+dump=$root/scripts/sframe-dump
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
+# shellcheck source=scripts/tests/tap.sh
+. "$root/scripts/tests/tap.sh"
+
+mkdir -p "$out" || exit 1
+make -s -C "$root" scripts/sframe-gen scripts/sframe-dump || exit 1
+[ -x /usr/bin/python3 ] || apt_install python3
+[ -f /usr/lib/x86_64-linux-gnu/libcrypto.so.3 ] || apt_install libssl3
+for a in arm64:aarch64 s390x:s390x; do
+	[ -f "/usr/${a#*:}-linux-gnu/lib/libstdc++.so.6" ] ||
+		apt_install "libstdc++6-${a%:*}-cross" "libc6-${a%:*}-cross"
+done
+
+files=(/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3)"
+       /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+       /usr/lib/x86_64-linux-gnu/libstdc++.so.6)
+for t in aarch64 s390x; do
+	files+=("/usr/$t-linux-gnu/lib/libc.so.6"
+		"/usr/$t-linux-gnu/lib/libstdc++.so.6")
+done
+
+spilled=0
+for f in "${files[@]}"; do
+	name=$f
+	if ! "$gen" --share-rows -o "$out/x.sframe" "$f" 2> "$out/gen.err"; then
+		not_ok "$name: sframe-gen made no sidecar"
+		sed 's/^/# /' "$out/gen.err"
+		continue
+	fi
+	if "$dump" --check-table "$out/x.sframe" > "$out/check" \
+			2> "$out/check.err"; then
+		ok "$name: the table agrees with the lookup: $(cat "$out/check")"
+	else
+		not_ok "$name: the table and the lookup differ: $(cat "$out/check")"
+		head -5 "$out/check.err" | sed 's/^/# /'
+	fi
+	# "... (N entries, N rules, N spilled)"
+	nr=$(sed -n 's/.* \([0-9]*\) spilled)$/\1/p' "$out/check")
+	[ "${nr:-0}" -eq 0 ] || spilled=$((spilled + 1))
+done
+if [ "$spilled" -gt 0 ]; then
+	ok "$spilled of ${#files[@]} tables have rules in a spill list"
+else
+	not_ok "no table has rules in a spill list: that path went untested"
+fi
+tap_end "$prog"
