@@ -758,7 +758,7 @@ static void sfu_test_table_spill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sec.table->rules[0].cfa.off, 8);
 	KUNIT_EXPECT_EQ(test, sfu_table_unordered(sec.table), 0);
 	/* An entry that is not in the list has no rule there. */
-	KUNIT_EXPECT_TRUE(test, !sfu_table_spilled(sec.table, 0));
+	KUNIT_EXPECT_TRUE(test, !sfu_table_spilled(sec.table, 0, 0));
 	sfu_section_destroy(&sec);
 }
 

@@ -548,6 +548,8 @@ static int dump_memory(struct dump *d, u64 len)
 	mem_line(&sum, "table-index", t->nr_blocks + 1, sizeof(*t->index));
 	mem_line(&sum, "table-rules", t->nr_rules, sizeof(*t->rules));
 	mem_line(&sum, "table-spill", t->nr_spill, sizeof(*t->spill));
+	mem_line(&sum, "table-spill-blk", t->nr_spill ? t->nr_blocks + 1 : 0,
+		 sizeof(*t->spill_index));
 	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
 	       "", sum.asked, sum.taken);
 	/* What the module charges for the section: the same arrays. */

@@ -49,12 +49,14 @@ struct sfu_table {
 	u32 nr_rules;
 	struct sfu_table_spill *spill;	/* by position */
 	u32 nr_spill;
+	u32 *spill_index;	/* per block: its first in the spill list */
 };
 
 int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
-const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 pos);
+const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
+					 u32 pos);
 
 /*
  * Entries a lookup searches in a fixed number of steps, from the one in
@@ -162,7 +164,7 @@ sfu_table_find(const struct sfu_section *sec, u64 pc)
 		return &t->rules[code];
 	if (code == SFU_TABLE_CODE_NONE)
 		return NULL;
-	return sfu_table_spilled(t, pos);
+	return sfu_table_spilled(t, blk, pos);
 }
 
 #endif /* _SFRAME_TABLE_H */

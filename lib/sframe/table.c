@@ -26,8 +26,10 @@
  * which is all a search within one block compares, and a one-byte code,
  * the rule's number for the SFU_TABLE_CODE_NONE rules most used.  The
  * few entries with a rule past those are listed aside with their rule
- * (the spill list), and found there by position.  Real sections have a
- * few hundred distinct rules, and those past the first 254 are rare.
+ * (the spill list), and found there by position, from where their block's
+ * start in the list: real sections have a few hundred distinct rules, and
+ * those past the first 254 are rare, but a crafted section may spill most
+ * entries, and a lookup must not cost more for it.
  *
  * A lookup is then one index slot and a search of one block's entries
  * (asked for together before the search: a line or two), and it returns
@@ -623,6 +625,29 @@ static int sfu_table_pack(struct sfu_table_build *b)
 	return 0;
 }
 
+/*
+ * For each block (and the slot after the last), the first in the spill
+ * list at or after the entry in force at its start; none without spills.
+ * Return: 0 or -ENOMEM.
+ */
+static int sfu_table_spill_index(struct sfu_table *t)
+{
+	u32 blk, i = 0;
+
+	if (!t->nr_spill)
+		return 0;
+	t->spill_index = sfu_alloc_array(t->nr_blocks + 1,
+					 sizeof(*t->spill_index));
+	if (!t->spill_index)
+		return -ENOMEM;
+	for (blk = 0; blk <= t->nr_blocks; blk++) {
+		while (i < t->nr_spill && t->spill[i].pos < t->index[blk])
+			i++;
+		t->spill_index[blk] = i;
+	}
+	return 0;
+}
+
 static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->starts);
@@ -630,6 +655,7 @@ static void sfu_table_free(struct sfu_table *t)
 	sfu_free(t->index);
 	sfu_free(t->rules);
 	sfu_free(t->spill);
+	sfu_free(t->spill_index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -674,6 +700,8 @@ int sfu_table_build(struct sfu_section *sec)
 		ret = sfu_table_rank(&b);
 	if (!ret)
 		ret = sfu_table_pack(&b);
+	if (!ret)
+		ret = sfu_table_spill_index(t);
 	sfu_table_build_free(&b);
 	if (ret) {
 		sfu_table_free(t);
@@ -714,23 +742,34 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	       (sizeof(*t->starts) + sizeof(*t->codes)) +
 	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
-	       (size_t)t->nr_spill * sizeof(*t->spill);
+	       (size_t)t->nr_spill * sizeof(*t->spill) +
+	       (t->nr_spill ? (size_t)(t->nr_blocks + 1) *
+			      sizeof(*t->spill_index) : 0);
 }
 
 /**
  * sfu_table_spilled() - the rule of an entry whose code is SFU_TABLE_CODE_SPILL
  * @t: the table
+ * @blk: the block whose search found the entry
  * @pos: the entry
  *
- * Found by halving the spill list, which is sorted by position.
+ * Found by halving the block's part of the spill list (sorted by
+ * position): no more steps than a search of the block's entries.
  *
  * Return: the rule, valid as long as the table, or NULL if @pos is not
  * in the list (a table this file built has it there).
  */
-const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 pos)
+const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
+					 u32 pos)
 {
-	u32 lo = 0, hi = t->nr_spill, mid;
+	u32 lo, hi, mid;
 
+	if (!t->nr_spill || blk >= t->nr_blocks)
+		return NULL;
+	/* The block's search may end on the entry that starts the next. */
+	lo = t->spill_index[blk];
+	hi = t->spill_index[blk + 1] < t->nr_spill ?
+	     t->spill_index[blk + 1] + 1 : t->nr_spill;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (t->spill[mid].pos < pos)

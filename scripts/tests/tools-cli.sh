@@ -65,7 +65,7 @@ dump_memory() {
 	sed 's/^/# /' "$1.mem"
 	awk '$1 == "total" { total = $2; seen = 1; next }
 		NR > 1 { sum += $5; if ($6 < $5 || $5 != $2 * $4) bad = 1 }
-		$1 == "table-rows" && $2 > 0 { rows = 1 }
+		$1 == "table-starts" && $2 > 0 { rows = 1 }
 		END { exit !(seen && !bad && rows && sum == total) }' "$1.mem"
 }
 
