@@ -29,6 +29,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <sframe/table.h>
+
 #include "filecache.h"
 #include "introspect.h"
 #include "mem.h"
@@ -192,6 +194,25 @@ struct sfu_lookup_out {
 };
 
 /* Look @pc up in the caller's own registry, as the unwinder will. */
+/*
+ * The rule a walk finds at @pc in @r: from its rule table if it has one
+ * (a file's, a sidecar's: walks read nothing else, and their sections
+ * keep nothing else), else from the section.
+ */
+static int sfu_region_rule(struct sfu_region *r, u64 pc,
+			   struct sfu_rule *rule)
+{
+	const struct sfu_rule *found;
+
+	if (!r->sec.table)
+		return sfu_find_rule(&r->sec, pc, rule);
+	found = sfu_table_find(&r->sec, pc);
+	if (!found)
+		return -ENOENT;
+	*rule = *found;
+	return 0;
+}
+
 static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
 {
 	struct mm_struct *mm = current->mm;
@@ -207,7 +228,7 @@ static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
 	rcu_read_unlock();
 	if (!r)
 		return sfu_rule_line(buf, size, pc, -ENOENT, NULL, 0);
-	err = sfu_find_rule(&r->sec, pc, &rule);
+	err = sfu_region_rule(r, pc, &rule);
 	err = sfu_rule_line(buf, size, pc, err, &rule, r->sec.abi);
 	sfu_region_put(r);
 	return err;

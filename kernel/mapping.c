@@ -153,22 +153,18 @@ free_bytes:
 
 /*
  * The section of sidecar @blob for load bias @bias, from the sidecar whose
- * bytes it uses (a copy of a file may share another's): that sidecar's
- * index, moved, where it can be; else one built for this region from its
- * bytes.  Either way the region holds that sidecar.
+ * table it uses (a copy of a file may share another's): that table, moved
+ * (a rule table is relative to the text).  The region holds that sidecar.
  */
 static int sfu_region_from_blob(struct sfu_region *r, struct sfu_blob *blob,
 				unsigned long bias)
 {
 	struct sfu_blob *owner = blob->same ? blob->same : blob;
 
-	if (owner->indexed && sfu_section_movable(&owner->sec)) {
-		sfu_region_borrow_section(r, &owner->owner, &owner->sec, bias);
-		return 0;
-	}
-	r->owner = sfu_owner_get(&owner->owner);
-	return sfu_region_init_section(r, owner->data, owner->len,
-				       bias + owner->link_vaddr, SFU_SEC_TABLE);
+	if (WARN_ON_ONCE(!owner->indexed || !sfu_section_movable(&owner->sec)))
+		return -EINVAL;
+	sfu_region_borrow_section(r, &owner->owner, &owner->sec, bias);
+	return 0;
 }
 
 /* The load bias of the mapping @v of a file whose text segment is @text. */

@@ -220,7 +220,8 @@ void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
  * @vaddr: the section's address in the process (or at link time)
  * @flags: SFU_SEC_TABLE for a section that will not change (a file's, a
  *	sidecar's): decode its rows into a rule table, which walks then
- *	read instead of the section
+ *	read instead of the section, and keep nothing else
+ *	(sfu_section_strip()): the copy may be freed
  *
  * Headers and the FDE index, and every FRE if the validate_fres parameter
  * is set, on the copy, so that the checks never fault and never see the
@@ -247,9 +248,14 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
 	 */
 	if (!ret && (flags & SFU_SEC_TABLE))
 		ret = sfu_table_build(sec);
-	if (ret)
+	if (ret) {
 		sfu_section_destroy(sec);
-	return ret;
+		return ret;
+	}
+	/* Walks read the table alone: the index and the bytes may go. */
+	if (flags & SFU_SEC_TABLE)
+		sfu_section_strip(sec);
+	return 0;
 }
 
 /**
@@ -259,8 +265,8 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
  * @len: its length
  * @vaddr: the section's address in the process
  * @flags: SFU_SEC_USER if unwinding reads the section at @vaddr in the
- *	process's memory from now on (else it keeps reading @bytes: a
- *	sidecar's), SFU_SEC_TABLE as for sfu_section_check()
+ *	process's memory from now on (else it keeps reading @bytes), and
+ *	SFU_SEC_TABLE as for sfu_section_check(): then walks read neither
  *
  * Checks the headers and the FDE index (and every FRE if the validate_fres
  * parameter is set) on the kernel copy, so the checks never fault and

@@ -19,6 +19,8 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <sframe/table.h>
+
 #include "elf.h"
 #include "mem.h"
 #include "registry.h"
@@ -79,11 +81,12 @@ static bool sfu_sidecar_matches(const struct sfu_blob *blob,
 }
 
 /**
- * sfu_blob_index() - validate a sidecar's bytes and index them, once
+ * sfu_blob_index() - validate a sidecar's bytes and build its rule table
  * @blob: the sidecar, with @blob->data of its own
  *
- * At the link-time address; mappings borrow the index.  The index's
- * memory is charged once, to the sidecar.
+ * At the link-time address; mappings borrow the table.  Its memory is
+ * charged once, to the sidecar.  Walks read nothing else, so the bytes
+ * go (sfu_section_check() keeps only the table).
  *
  * Return: 0 or a negative error code of the decoder (@blob->sec.diag
  * says what failed), -ENOMEM, -EDQUOT.
@@ -103,10 +106,12 @@ static int sfu_blob_index(struct sfu_blob *blob)
 		return ret;
 	}
 	blob->indexed = true;
+	sfu_mem_free(blob->data, blob->len);
+	blob->data = NULL;
 	return 0;
 }
 
-/* Drop a sidecar's index (its bytes are about to go, or to be shared). */
+/* Drop a sidecar's table (it is going, or uses another's). */
 static void sfu_blob_unindex(struct sfu_blob *blob)
 {
 	if (!blob->indexed)
@@ -185,19 +190,26 @@ struct sfu_blob *sfu_sidecar_get(struct file *file)
 	return NULL;
 }
 
-/* Whether @a and @b hold the same section for files of one build-id. */
+/*
+ * Whether @a and the sidecar whose table @b uses describe files of one
+ * build-id alike: the same section length and address, the same rule
+ * table (what walks read).
+ */
 static bool sfu_sidecar_same(const struct sfu_blob *a,
 			     const struct sfu_blob *b)
 {
+	const struct sfu_blob *owner = b->same ? b->same : b;
+
 	return a->build_id_len && a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
 	       a->link_vaddr == b->link_vaddr && a->len == b->len &&
-	       !memcmp(a->data, b->data, a->len);
+	       a->indexed && owner->indexed &&
+	       sfu_table_same(&a->sec, &owner->sec);
 }
 
 /*
  * If a sidecar in the table has the same section (another copy of the
- * file), let @blob use its bytes and free its own: identical sections are
+ * file), let @blob use its table and free its own: identical sections are
  * kept once.  Caller holds sfu_sidecar_lock; @blob is not in the table.
  */
 static void sfu_sidecar_share(struct sfu_blob *blob)
@@ -211,8 +223,6 @@ static void sfu_sidecar_share(struct sfu_blob *blob)
 		owner = other->same ? other->same : other;
 		sfu_owner_get(&owner->owner);
 		sfu_blob_unindex(blob);
-		sfu_mem_free(blob->data, blob->len);
-		blob->data = owner->data;
 		blob->same = owner;
 		return;
 	}
@@ -309,8 +319,8 @@ free_phdrs:
 /**
  * sfu_sidecar_stats() - what the sidecars hold
  * @nr: sidecars registered
- * @bytes: bytes of SFrame they keep in memory, each shared section once
- * @sharing: sidecars that use the bytes of another
+ * @bytes: bytes of SFrame they were given, each shared section once
+ * @sharing: sidecars that use the rule table of another
  */
 void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing)
 {

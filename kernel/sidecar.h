@@ -31,18 +31,20 @@ struct sfu_blob {
 	struct sfu_stamp stamp;		/* the file's version then */
 	u64 link_vaddr;			/* section address at link time */
 	size_t len;
+	/* The section's bytes, until its rule table is built. */
 	u8 *data;
 	/*
-	 * The sidecar whose bytes @data are, when another file (a copy, the
-	 * same file in another layer) registered the same section first; a
-	 * reference to it.  NULL: @data is this sidecar's own.
+	 * The sidecar whose rule table this one uses, when another file (a
+	 * copy, the same file in another layer) registered the same section
+	 * first; a reference to it.  NULL: its table is its own.
 	 */
 	struct sfu_blob *same;
 	/*
-	 * @data validated and indexed once, at the link-time address, when
-	 * @indexed (only for a sidecar with bytes of its own).  Mappings of
-	 * the file borrow the index, shifted by their load bias
-	 * (sfu_region_borrow_section()), instead of building one each.
+	 * @data validated and made a rule table once, at the link-time
+	 * address, when @indexed (only for a sidecar with a table of its
+	 * own); the bytes are freed then.  Mappings of the file borrow the
+	 * table, shifted by their load bias (sfu_region_borrow_section()),
+	 * instead of building one each.
 	 */
 	struct sfu_section sec;
 	size_t sec_bytes;

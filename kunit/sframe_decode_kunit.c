@@ -648,12 +648,21 @@ static void sfu_check_table(struct kunit *test, const u8 *buf, u64 len,
 			    u8 abi, u64 step)
 {
 	struct sfu_section plain, tabled;
+	struct sfu_rule rule;
 
 	KUNIT_ASSERT_EQ(test, sfu_init(&plain, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_init(&tabled, buf, len), 0);
 	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
 	KUNIT_EXPECT_GT(test, sfu_table_bytes(&tabled), 0);
 	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
+	/* The module keeps the table alone: it answers the same. */
+	sfu_section_strip(&tabled);
+	KUNIT_EXPECT_EQ(test, sfu_section_bytes(&tabled),
+			tabled.nr_elems * sizeof(*tabled.elems) +
+			sfu_table_bytes(&tabled));
+	KUNIT_EXPECT_EQ(test, sfu_table_diffs(&plain, &tabled, abi, step), 0);
+	KUNIT_EXPECT_EQ(test, sfu_find_rule(&tabled, tabled.text_lo, &rule),
+			-EFAULT);
 	sfu_section_destroy(&plain);
 	sfu_section_destroy(&tabled);
 }

@@ -17,6 +17,7 @@
 #include <linux/sched/mm.h>
 #include <linux/stdarg.h>
 
+#include <sframe/table.h>
 #include <uapi/linux/sframe_unwind.h>
 
 #include "../kernel/mem.h"
@@ -399,6 +400,7 @@ static void reg_test_section(struct kunit *test)
 {
 	struct reg_ctx *ctx = test->priv;
 	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	const struct sfu_rule *found_rule;
 	struct sfu_region *r, *found;
 	struct sfu_rule rule;
 	s64 len;
@@ -420,10 +422,14 @@ static void reg_test_section(struct kunit *test)
 	rcu_read_lock();
 	found = sfu_region_find(ctx->mm, SFU_TEST_F_ROWS);
 	KUNIT_ASSERT_PTR_EQ(test, found, r);
+	found_rule = sfu_table_find(&found->sec, SFU_TEST_F_ROWS);
+	KUNIT_ASSERT_NOT_NULL(test, found_rule);
+	KUNIT_EXPECT_EQ(test, found_rule->cfa.kind, SFU_LOC_REG);
+	/* The table is all it keeps: the decoder has no bytes to read. */
 	KUNIT_EXPECT_EQ(test, sfu_find_rule(&found->sec, SFU_TEST_F_ROWS,
-					    &rule), 0);
+					    &rule), -EFAULT);
+	KUNIT_EXPECT_TRUE(test, !found->sec.ents && !found->sec.runs);
 	rcu_read_unlock();
-	KUNIT_EXPECT_EQ(test, rule.cfa.kind, SFU_LOC_REG);
 
 	/* A corrupt copy is refused and leaves nothing behind. */
 	buf[0] ^= 0xff;

@@ -511,8 +511,9 @@ static void mem_line(struct mem_sum *sum, const char *what, u64 count,
 
 /*
  * The arrays a sidecar's section holds in the module (kernel/sidecar.c:
- * its bytes, sfu_section_check() with a rule table), the same calls on
- * the same code; they must add up to what the module charges for them
+ * sfu_section_check() with a rule table, which keeps the table and the
+ * elements and frees the rest, and then the bytes), the same calls on the
+ * same code; they must add up to what the module charges for them
  * (sfu_section_bytes()).  The structures around them (the sidecar's,
  * each region's) are a few hundred bytes per file, not counted here.
  */
@@ -528,10 +529,12 @@ static int dump_memory(struct dump *d, u64 len)
 		dump_report(d, "no rule table", ret);
 		return 1;
 	}
+	sfu_section_strip(sec);
 	t = sec->table;
 	printf("%-16s %10s   %3s %12s %12s\n", "# array", "count", "size",
 	       "asked", "taken");
-	mem_line(&sum, "section", len, 1);
+	printf("# section %" PRIu64 " bytes: freed once its table is built\n",
+	       len);
 	mem_line(&sum, "elements", sec->nr_elems, sizeof(*sec->elems));
 	mem_line(&sum, "fde-keys", sec->keys ? sec->nr_fdes : 0,
 		 sizeof(*sec->keys));
@@ -548,15 +551,15 @@ static int dump_memory(struct dump *d, u64 len)
 	mem_line(&sum, "table-index", t->nr_blocks + 1, sizeof(*t->index));
 	mem_line(&sum, "table-rules", t->nr_rules, sizeof(*t->rules));
 	mem_line(&sum, "table-spill", t->nr_spill, sizeof(*t->spill));
-	mem_line(&sum, "table-spill-blk", t->nr_spill ? t->nr_blocks + 1 : 0,
+	mem_line(&sum, "table-spill-blk", sfu_table_spill_slots(t),
 		 sizeof(*t->spill_index));
 	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
 	       "", sum.asked, sum.taken);
 	/* What the module charges for the section: the same arrays. */
-	if (sum.asked - len != sfu_section_bytes(sec)) {
+	if (sum.asked != sfu_section_bytes(sec)) {
 		fprintf(stderr,
 			"sframe-dump: %s: the module counts %zu bytes of arrays, not %" PRIu64 "\n",
-			d->path, sfu_section_bytes(sec), sum.asked - len);
+			d->path, sfu_section_bytes(sec), sum.asked);
 		return 1;
 	}
 	return 0;

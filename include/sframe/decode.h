@@ -221,6 +221,7 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 		     u64 vaddr, enum sfu_mem mem, u8 abi);
 void sfu_section_destroy(struct sfu_section *sec);
 size_t sfu_section_bytes(const struct sfu_section *sec);
+void sfu_section_strip(struct sfu_section *sec);
 bool sfu_section_movable(const struct sfu_section *sec);
 void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
 		      u64 delta);

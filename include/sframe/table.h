@@ -49,12 +49,25 @@ struct sfu_table {
 	u32 nr_rules;
 	struct sfu_table_spill *spill;	/* by position */
 	u32 nr_spill;
-	u32 *spill_index;	/* per block: its first in the spill list */
+	u32 *spill_index;	/* per SFU_TABLE_SPILL_BLOCKS blocks: the first */
 };
+
+/*
+ * Blocks per slot of the spill index: their spilled entries, 64 at most
+ * where the blocks have 8 each, are found in 6 halvings.
+ */
+#define SFU_TABLE_SPILL_BLOCKS	8
+
+/* Slots of a table's spill index: none if nothing spills. */
+static inline u32 sfu_table_spill_slots(const struct sfu_table *t)
+{
+	return t->nr_spill ? t->nr_blocks / SFU_TABLE_SPILL_BLOCKS + 2 : 0;
+}
 
 int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
+bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b);
 const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 					 u32 pos);
 

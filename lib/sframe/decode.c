@@ -91,6 +91,9 @@ static int sfu_corrupt(struct sfu_section *sec, const char *what, u64 off)
  */
 int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len)
 {
+	/* Stripped (sfu_section_strip()): the bytes are gone. */
+	if (!sec->base)
+		return -EFAULT;
 	if (off > sec->size || len > sec->size - off)
 		return -EBADMSG;
 	return sfu_copy(dst, sec->base + (unsigned long)off, len, sec->mem);

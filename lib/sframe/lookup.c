@@ -283,6 +283,24 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 	return ret;
 }
 
+/* Free the decoder's index: what a lookup through the section reads. */
+static void sfu_index_free(struct sfu_section *sec)
+{
+	sfu_free(sec->blocks);
+	sfu_free(sec->ents);
+	sfu_free(sec->keys);
+	sfu_free(sec->runs);
+	sfu_free(sec->marks);
+	sec->blocks = NULL;
+	sec->ents = NULL;
+	sec->keys = NULL;
+	sec->runs = NULL;
+	sec->marks = NULL;
+	sec->nr_runs = 0;
+	sec->nr_marks = 0;
+	sec->nr_blocks = 0;
+}
+
 /**
  * sfu_section_destroy() - free what sfu_section_init() allocated
  * @sec: the section
@@ -290,23 +308,29 @@ int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 void sfu_section_destroy(struct sfu_section *sec)
 {
 	sfu_table_destroy(sec);
-	sfu_free(sec->blocks);
-	sfu_free(sec->ents);
-	sfu_free(sec->keys);
+	sfu_index_free(sec);
 	sfu_free(sec->elems);
-	sfu_free(sec->runs);
-	sfu_free(sec->marks);
-	sec->blocks = NULL;
-	sec->ents = NULL;
-	sec->keys = NULL;
 	sec->elems = NULL;
-	sec->runs = NULL;
-	sec->marks = NULL;
-	sec->nr_runs = 0;
-	sec->nr_marks = 0;
-	sec->nr_blocks = 0;
 	sec->nr_fdes = 0;
 	sec->nr_elems = 0;
+}
+
+/**
+ * sfu_section_strip() - keep only what a walk through the rule table reads
+ * @sec: a section with a rule table
+ *
+ * Frees the decoder's index (FDE keys and entries, blocks, row runs and
+ * marks) and forgets where the bytes are: once a table answers for every
+ * PC, the module needs neither, and the caller may free the bytes.  The
+ * elements (a few dozen bytes each: version, ABI) and the text's bounds
+ * stay.  Lookups through the decoder fail with -EFAULT from then on.
+ */
+void sfu_section_strip(struct sfu_section *sec)
+{
+	if (!sec->table)
+		return;
+	sfu_index_free(sec);
+	sec->base = 0;
 }
 
 /**
@@ -452,6 +476,9 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 
 	if (!sec->nr_fdes || pc < sec->text_lo || pc >= sec->text_hi)
 		return -ENOENT;
+	/* Stripped (sfu_section_strip()): only its rule table answers. */
+	if (!sec->blocks)
+		return -EFAULT;
 	b = (u32)((pc - sec->text_lo) >> sec->block_shift);
 	pos = sec->blocks[b];
 	hi = b + 1 < sec->nr_blocks ? sec->blocks[b + 1] : sec->nr_fdes - 1;

@@ -64,6 +64,7 @@
 #define SFU_TABLE_HASH_MIN	64
 /* Entries of a block, about: 48 bytes, a line or two. */
 #define SFU_TABLE_BLOCK_ROWS	8
+
 /* Blocks span 16 bytes of text at least, a 64 KiB page at most. */
 #define SFU_TABLE_SHIFT_MIN	4
 #define SFU_TABLE_SHIFT_MAX	SFU_TABLE_PAGE_SHIFT
@@ -626,24 +627,26 @@ static int sfu_table_pack(struct sfu_table_build *b)
 }
 
 /*
- * For each block (and the slot after the last), the first in the spill
- * list at or after the entry in force at its start; none without spills.
- * Return: 0 or -ENOMEM.
+ * For every SFU_TABLE_SPILL_BLOCKS blocks (and a slot after the last),
+ * the first in the spill list at or after the entry in force at the
+ * first one's start; none without spills.  Return: 0 or -ENOMEM.
  */
 static int sfu_table_spill_index(struct sfu_table *t)
 {
-	u32 blk, i = 0;
+	u32 slot, blk, i = 0;
 
 	if (!t->nr_spill)
 		return 0;
-	t->spill_index = sfu_alloc_array(t->nr_blocks + 1,
+	t->spill_index = sfu_alloc_array(sfu_table_spill_slots(t),
 					 sizeof(*t->spill_index));
 	if (!t->spill_index)
 		return -ENOMEM;
-	for (blk = 0; blk <= t->nr_blocks; blk++) {
+	for (slot = 0; slot < sfu_table_spill_slots(t); slot++) {
+		blk = slot * SFU_TABLE_SPILL_BLOCKS;
+		blk = blk < t->nr_blocks ? blk : t->nr_blocks;
 		while (i < t->nr_spill && t->spill[i].pos < t->index[blk])
 			i++;
-		t->spill_index[blk] = i;
+		t->spill_index[slot] = i;
 	}
 	return 0;
 }
@@ -743,8 +746,40 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       (size_t)t->nr_spill * sizeof(*t->spill) +
-	       (t->nr_spill ? (size_t)(t->nr_blocks + 1) *
-			      sizeof(*t->spill_index) : 0);
+	       (size_t)sfu_table_spill_slots(t) * sizeof(*t->spill_index);
+}
+
+/**
+ * sfu_table_same() - whether two sections' rule tables say the same
+ * @a: a section with a rule table
+ * @b: another
+ *
+ * The same text, version and ABI and the same table, array by array: a
+ * walk through either finds the same rule at every PC.
+ *
+ * Return: true if they do.
+ */
+bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
+{
+	const struct sfu_table *x = a->table, *y = b->table;
+	size_t rows;
+
+	if (!x || !y || a->text_lo != b->text_lo || a->text_hi != b->text_hi ||
+	    a->abi != b->abi || !a->nr_elems || !b->nr_elems ||
+	    a->elems[0].version != b->elems[0].version ||
+	    x->nr_rows != y->nr_rows || x->nr_blocks != y->nr_blocks ||
+	    x->shift != y->shift || x->nr_rules != y->nr_rules ||
+	    x->nr_spill != y->nr_spill)
+		return false;
+	rows = (size_t)x->nr_rows + SFU_TABLE_PAD;
+	return !memcmp(x->starts, y->starts, rows * sizeof(*x->starts)) &&
+	       !memcmp(x->codes, y->codes, rows * sizeof(*x->codes)) &&
+	       !memcmp(x->index, y->index,
+		       ((size_t)x->nr_blocks + 1) * sizeof(*x->index)) &&
+	       (!x->nr_rules ||
+		!memcmp(x->rules, y->rules, x->nr_rules * sizeof(*x->rules))) &&
+	       (!x->nr_spill ||
+		!memcmp(x->spill, y->spill, x->nr_spill * sizeof(*x->spill)));
 }
 
 /**
@@ -753,8 +788,9 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
  * @blk: the block whose search found the entry
  * @pos: the entry
  *
- * Found by halving the block's part of the spill list (sorted by
- * position): no more steps than a search of the block's entries.
+ * Found by halving the part of the spill list (sorted by position) of the
+ * SFU_TABLE_SPILL_BLOCKS blocks around @blk: a few steps more than a
+ * search of the block's entries at most, however many entries spill.
  *
  * Return: the rule, valid as long as the table, or NULL if @pos is not
  * in the list (a table this file built has it there).
@@ -767,6 +803,7 @@ const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 	if (!t->nr_spill || blk >= t->nr_blocks)
 		return NULL;
 	/* The block's search may end on the entry that starts the next. */
+	blk /= SFU_TABLE_SPILL_BLOCKS;
 	lo = t->spill_index[blk];
 	hi = t->spill_index[blk + 1] < t->nr_spill ?
 	     t->spill_index[blk + 1] + 1 : t->nr_spill;

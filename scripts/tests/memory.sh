@@ -9,10 +9,11 @@
 # largest libLLVM installed map (the programs and every library ldd
 # names).  For each, sframe-gen makes the sidecar sframectl would
 # register (--share-rows) and sframe-dump --memory says what the module
-# keeps for it, with the module's own code: the section's bytes, the
-# decoder's index (elements, FDE keys and entries, blocks, row runs and
-# marks) and the rule table (rows, block index, rules), in bytes asked
-# for and in bytes the allocator takes.  Next to them .eh_frame +
+# keeps for it, with the module's own code: the decoder's index (only its
+# elements once the table is built) and the rule table (entry starts and
+# codes, block index, rules, spill list), in bytes asked for and in bytes
+# the allocator takes; and the section's size ("sframe"), which the
+# module frees once it has the table.  Next to them .eh_frame +
 # .eh_frame_hdr, and the ratios; then the sum over the set.  The
 # structures around each array (the sidecar's, a region per mapping) are
 # a few hundred bytes per file and not in the table; bench_walk.sh
@@ -83,7 +84,7 @@ row() {
 		return 0
 	}
 	read -r sec idx tab asked taken < <(awk '
-		$1 == "section" { sec = $5 }
+		$2 == "section" { sec = $3 }
 		$1 ~ /^(elements|fde-|row-)/ { idx += $5 }
 		$1 ~ /^table/ { tab += $5 }
 		$1 == "total" { asked = $2; taken = $3 }
@@ -107,12 +108,13 @@ rm -f "$out/rows"
 table=$out/table.rst
 {
 echo "Bytes the module keeps per file for sframectl's sidecar (asked for,"
-echo "then taken by the allocator), next to .eh_frame + .eh_frame_hdr (\"eh\")."
+echo "then taken by the allocator), next to .eh_frame + .eh_frame_hdr (\"eh\")"
+echo "and the sidecar's size (\"sframe\", freed once its table is built)."
 echo
 echo ".. table::"
 echo
 rule
-printf '   %-28s %9s %9s %8s %9s %9s %9s %5s %5s\n' file eh section index \
+printf '   %-28s %9s %9s %8s %9s %9s %9s %5s %5s\n' file eh sframe index \
 	table kept taken kept/ taken/
 rule
 for f in $(files | sort -u); do

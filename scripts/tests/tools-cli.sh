@@ -63,8 +63,9 @@ done
 dump_memory() {
 	"$root/scripts/sframe-dump" --memory "$1" > "$1.mem" || return 1
 	sed 's/^/# /' "$1.mem"
-	awk '$1 == "total" { total = $2; seen = 1; next }
-		NR > 1 { sum += $5; if ($6 < $5 || $5 != $2 * $4) bad = 1 }
+	awk '/^#/ { next }
+		$1 == "total" { total = $2; seen = 1; next }
+		{ sum += $5; if ($6 < $5 || $5 != $2 * $4) bad = 1 }
 		$1 == "table-starts" && $2 > 0 { rows = 1 }
 		END { exit !(seen && !bad && rows && sum == total) }' "$1.mem"
 }
