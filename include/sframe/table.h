@@ -140,7 +140,7 @@ static __always_inline u32 sfu_table_search(const struct sfu_table *t,
 		return pos;
 	}
 	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
-		pos = (pos + half <= hi) & (t->starts[pos + half] < off) ?
+		pos = ((pos + half <= hi) & (t->starts[pos + half] < off)) ?
 		      pos + half : pos;
 	return pos;
 }
