@@ -193,7 +193,6 @@ struct sfu_lookup_out {
 	size_t len;
 };
 
-/* Look @pc up in the caller's own registry, as the unwinder will. */
 /*
  * The rule a walk finds at @pc in @r: from its rule table if it has one
  * (a file's, a sidecar's: walks read nothing else, and their sections
@@ -213,6 +212,7 @@ static int sfu_region_rule(struct sfu_region *r, u64 pc,
 	return 0;
 }
 
+/* Look @pc up in the caller's own registry, as the unwinder will. */
 static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
 {
 	struct mm_struct *mm = current->mm;

@@ -161,7 +161,7 @@ static int sfu_region_from_blob(struct sfu_region *r, struct sfu_blob *blob,
 {
 	struct sfu_blob *owner = blob->same ? blob->same : blob;
 
-	if (WARN_ON_ONCE(!owner->indexed || !sfu_section_movable(&owner->sec)))
+	if (WARN_ON_ONCE(!owner->indexed))
 		return -EINVAL;
 	sfu_region_borrow_section(r, &owner->owner, &owner->sec, bias);
 	return 0;

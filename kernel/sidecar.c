@@ -203,7 +203,6 @@ static bool sfu_sidecar_same(const struct sfu_blob *a,
 	return a->build_id_len && a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
 	       a->link_vaddr == b->link_vaddr && a->len == b->len &&
-	       a->indexed && owner->indexed &&
 	       sfu_table_same(&a->sec, &owner->sec);
 }
 

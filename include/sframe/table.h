@@ -80,8 +80,6 @@ const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 #define SFU_TABLE_WINDOW	16
 /* The entries end with SFU_TABLE_WINDOW - 1 more, read and never taken. */
 #define SFU_TABLE_PAD		(SFU_TABLE_WINDOW - 1)
-/* Cache line the window is asked for by (s390's are larger: harmless). */
-#define SFU_TABLE_LINE		64
 
 /*
  * Last position in [@lo, @hi] of a sorted array of @stride-byte elements,

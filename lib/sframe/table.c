@@ -764,9 +764,9 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
 	const struct sfu_table *x = a->table, *y = b->table;
 	size_t rows;
 
+	/* A section with a table has its elements. */
 	if (!x || !y || a->text_lo != b->text_lo || a->text_hi != b->text_hi ||
-	    a->abi != b->abi || !a->nr_elems || !b->nr_elems ||
-	    a->elems[0].version != b->elems[0].version ||
+	    a->abi != b->abi || a->elems[0].version != b->elems[0].version ||
 	    x->nr_rows != y->nr_rows || x->nr_blocks != y->nr_blocks ||
 	    x->shift != y->shift || x->nr_rules != y->nr_rules ||
 	    x->nr_spill != y->nr_spill)
