@@ -59,6 +59,7 @@ struct sfu_expect {
 #define SFU_TEST_MOVE		0x400000
 
 #define RA8	"ra=*(cfa-8)"
+#define SP_WORD_RULE	"cfa=*(sp+32) ra=*(cfa+0) fp=*(cfa-16) sp=cfa+8 flex"
 static const struct sfu_expect sfu_expects[] = {
 	{ SFU_TEST_F_ROWS - 1, 1, NULL, NULL, NULL },
 	{ SFU_TEST_F_ROWS, 1, "cfa=sp+8 " RA8 " fp=same",
@@ -95,6 +96,8 @@ static const struct sfu_expect sfu_expects[] = {
 	  "cfa=*(fp-8) " RA8 " fp=*(fp+0) flex",
 	  "cfa=sp+16 " RA8 " fp=same flex",
 	  "cfa=sp+160 ra=r16 fp=r17 flex topmost" },
+	{ SFU_TEST_F_EXTRA + SFU_TEST_SP_WORD, 3, SP_WORD_RULE, SP_WORD_RULE,
+	  SP_WORD_RULE },
 	{ SFU_TEST_F_SIGNAL, 3, "cfa=none signal", "cfa=none signal",
 	  "cfa=none signal" },
 	{ SFU_TEST_F_EMPTY + 0xf, 3, "outermost", "outermost", "outermost" },
@@ -512,6 +515,35 @@ static void sfu_test_sorted_lie(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/*
+ * The rule at SFU_TEST_F_ROWS of a section of one function, @fde, encoded
+ * for @version and @abi.  Return: sfu_find_rule()'s.
+ */
+static int sfu_one_fde_rule(struct kunit *test, u8 version, u8 abi,
+			    const struct sfu_enc_fde *fde, struct sfu_rule *rule)
+{
+	struct sfu_enc_params p = {
+		.version = version,
+		.abi = abi,
+		.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		.vaddr = SFU_TEST_VADDR,
+		.fre_type = SFU_ENC_AUTO,
+		.word_size = SFU_ENC_AUTO,
+		.fixed_ra = abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE ? -8 : 0,
+	};
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct sfu_section sec;
+	s64 len;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = sfu_encode(&p, fde, 1, buf, SFU_TEST_BUF_SIZE);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	ret = sfu_find_rule(&sec, SFU_TEST_F_ROWS, rule);
+	sfu_section_destroy(&sec);
+	return ret;
+}
+
 /* s390x V2 register words must name a real register. */
 static void sfu_test_s390x_bad_reg(struct kunit *test)
 {
@@ -519,27 +551,65 @@ static void sfu_test_s390x_bad_reg(struct kunit *test)
 	struct sfu_enc_fre row = { .base = SFRAME_BASE_REG_SP, .nr_words = 2 };
 	struct sfu_enc_fde fde = { .start = SFU_TEST_F_ROWS, .size = 0x10,
 				   .nr_fres = 1, .fres = &row };
-	struct sfu_enc_params p = {
-		.version = SFRAME_VERSION_2,
-		.abi = SFRAME_ABI_S390X_ENDIAN_BIG,
-		.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
-		.vaddr = SFU_TEST_VADDR,
-		.fre_type = SFU_ENC_AUTO,
-		.word_size = SFU_ENC_AUTO,
-	};
-	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
-	struct sfu_section sec;
 	struct sfu_rule rule;
 	unsigned int i;
-	s64 len;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		row.words[1] = bad[i];
-		len = sfu_encode(&p, &fde, 1, buf, SFU_TEST_BUF_SIZE);
-		KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
-		KUNIT_EXPECT_EQ(test, sfu_find_rule(&sec, SFU_TEST_F_ROWS, &rule), -EBADMSG);
-		sfu_section_destroy(&sec);
+		KUNIT_EXPECT_EQ(test,
+				sfu_one_fde_rule(test, SFRAME_VERSION_2,
+						 SFRAME_ABI_S390X_ENDIAN_BIG,
+						 &fde, &rule), -EBADMSG);
+	}
+}
+
+#define SFU_TEST_SP_CTRL	SFRAME_V3_FLEX_CTRL(SFRAME_AMD64_DWARF_SP, 1, 1)
+#define SP_BIT			(SFU_TEST_SP_CTRL | SFU_FLEX_CTRL_SP)
+#define RA_CTRL			SFRAME_V3_FLEX_CTRL(0, 1, 0)
+
+/*
+ * The module's SP word (SFU_FLEX_CTRL_SP) comes as a seventh data word
+ * with the bit in the CFA control word, in a flexible FDE only: that
+ * decodes, any other combination is refused.
+ */
+static void sfu_test_sp_word(struct kunit *test)
+{
+	static const struct {
+		u8 fde_type;
+		u8 nr_words;
+		u32 cfa_ctrl;
+		u32 ra_ctrl;
+	} bad[] = {
+		{ SFRAME_FDE_TYPE_FLEX, 7, SFU_TEST_SP_CTRL, RA_CTRL },
+		{ SFRAME_FDE_TYPE_FLEX, 6, SP_BIT, RA_CTRL },
+		{ SFRAME_FDE_TYPE_FLEX, 2, SP_BIT, RA_CTRL },
+		{ SFRAME_FDE_TYPE_FLEX, 7, SP_BIT, RA_CTRL | SFU_FLEX_CTRL_SP },
+		{ SFRAME_FDE_TYPE_DEFAULT, 7, SP_BIT, RA_CTRL },
+	};
+	struct sfu_enc_fre row = { .base = SFRAME_BASE_REG_SP,
+				   .nr_words = SFU_FRE_MAX_WORDS,
+				   .ctrl_mask = 0x15,
+				   .words = { SP_BIT, 32, RA_CTRL, 0, RA_CTRL,
+					      -16, 8 } };
+	struct sfu_enc_fde fde = { .start = SFU_TEST_F_ROWS, .size = 0x10,
+				   .nr_fres = 1, .fres = &row,
+				   .fde_type = SFRAME_FDE_TYPE_FLEX };
+	const u8 amd64 = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	struct sfu_rule rule;
+	unsigned int i;
+
+	/* With bit and word it decodes. */
+	KUNIT_EXPECT_EQ(test, sfu_one_fde_rule(test, SFRAME_VERSION_3, amd64,
+					       &fde, &rule), 0);
+	KUNIT_EXPECT_EQ(test, rule.sp_off, 8);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		fde.fde_type = bad[i].fde_type;
+		row.nr_words = bad[i].nr_words;
+		row.words[SFRAME_V3_FLEX_CFA_CTRL_IDX] = bad[i].cfa_ctrl;
+		row.words[SFRAME_V3_FLEX_RA_CTRL_IDX] = bad[i].ra_ctrl;
+		KUNIT_EXPECT_EQ(test,
+				sfu_one_fde_rule(test, SFRAME_VERSION_3, amd64,
+						 &fde, &rule), -EBADMSG);
 	}
 }
 
@@ -1007,6 +1077,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_abi_mismatch),
 	KUNIT_CASE(sfu_test_sorted_lie),
 	KUNIT_CASE(sfu_test_s390x_bad_reg),
+	KUNIT_CASE(sfu_test_sp_word),
 	KUNIT_CASE_PARAM(sfu_test_long_function, sfu_long_gen_params),
 	KUNIT_CASE(sfu_test_empty_fde_offset),
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),

@@ -9,6 +9,8 @@
 #define NO_WORD		0x7fffffff
 #define MAX_FDES	8
 #define MAX_FRES	16
+/* A flexible row's control words: those of the CFA, RA and FP pairs. */
+#define FLEX_CTRL_WORDS	0x15
 
 struct sfu_test_build {
 	u8 version;
@@ -102,6 +104,14 @@ static void add_extra(struct sfu_test_build *b)
 		0, SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(16),
 		SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(17),
 	};
+	/* The module's SP word: CFA = *(sp + 32) + 8, as OpenSSL saves it. */
+	const s32 sp_word[] = {
+		SFRAME_V3_FLEX_CTRL(sfu_abi_info(b->abi)->sp_reg, 1, 1) |
+		SFU_FLEX_CTRL_SP, cfa_word(b->abi, 32),
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), 0,
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), -16,
+		8,
+	};
 	bool s390 = b->abi == SFRAME_ABI_S390X_ENDIAN_BIG;
 	struct sfu_enc_fde *f;
 
@@ -119,6 +129,8 @@ static void add_extra(struct sfu_test_build *b)
 		add_words(b, f, s390_flex, ARRAY_SIZE(s390_flex), 0x15);
 	else
 		add_words(b, f, arm_flex, ARRAY_SIZE(arm_flex), 0x5);
+	add_words(b, f, sp_word, ARRAY_SIZE(sp_word), FLEX_CTRL_WORDS);
+	b->fres[b->nr_fres - 1].start = SFU_TEST_SP_WORD;
 	f = add_fde(b, SFU_TEST_F_SIGNAL, 0x10, SFRAME_FDE_TYPE_PCINC);
 	f->signal = true;
 	add_fde(b, SFU_TEST_F_EMPTY, 0x10, SFRAME_FDE_TYPE_PCINC);
@@ -385,6 +397,25 @@ free_arrays:
 	return len;
 }
 
+/*
+ * sfu_test_frames_section()'s realigned frame: CFA = *(sp + SP_SLOT), RA
+ * and FP relative to it, the caller's SP at CFA + SFU_TEST_SP_ADD.
+ */
+static void add_realigned(struct sfu_test_build *b, struct sfu_enc_fde *f)
+{
+	s32 top = SFU_TEST_FRAME - SFU_TEST_SP_ADD;
+	const s32 w[] = {
+		SFRAME_V3_FLEX_CTRL(sfu_abi_info(b->abi)->sp_reg, 1, 1) |
+		SFU_FLEX_CTRL_SP, cfa_word(b->abi, SFU_TEST_SP_SLOT),
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), sfu_test_ra_slot(b->abi) - top,
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), sfu_test_fp_slot(b->abi) - top,
+		SFU_TEST_SP_ADD,
+	};
+
+	f->fde_type = SFRAME_FDE_TYPE_FLEX;
+	add_words(b, f, w, ARRAY_SIZE(w), FLEX_CTRL_WORDS);
+}
+
 /**
  * sfu_test_frames_section() - a V3 section for a synthetic call stack
  * @abi: ABI id
@@ -397,7 +428,10 @@ free_arrays:
  *
  * Every other function has one row: the caller's SP is SFU_TEST_FRAME
  * bytes above the SP, the RA and FP are saved at sfu_test_ra_slot() and
- * sfu_test_fp_slot() bytes from the SP.
+ * sfu_test_fp_slot() bytes from the SP.  Function SFU_TEST_REALIGNED says
+ * so as stack-realigning assembly does: its CFA is the word saved at
+ * SFU_TEST_SP_SLOT from the SP (the caller's SP less SFU_TEST_SP_ADD),
+ * plus SFU_TEST_SP_ADD, in a row with the module's SP word.
  *
  * Return: the section size, or a negative error code.
  */
@@ -422,6 +456,10 @@ s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
 		if (i + 1 == nr_funcs) {
 			b.nr_fres++;
 			f->nr_fres++;
+			continue;
+		}
+		if (i == SFU_TEST_REALIGNED) {
+			add_realigned(&b, f);
 			continue;
 		}
 		add_row(&b, f, 0, SFRAME_BASE_REG_SP, cfa,

@@ -16,6 +16,7 @@
 #define SFU_TEST_F_MASK		0x1040	/* PCMASK, 16-byte blocks */
 #define SFU_TEST_F_LAST		0x1100	/* outermost (V2, V3) */
 #define SFU_TEST_F_EXTRA	0x1200	/* V3 flex, or s390x V2 regs */
+#define SFU_TEST_SP_WORD	0x10	/* V3: its row with the SP word */
 #define SFU_TEST_F_SIGNAL	0x1300	/* V3: no rows, signal bit */
 #define SFU_TEST_F_EMPTY	0x1310	/* V3: no rows */
 #define SFU_TEST_F_BIG		0x1400	/* 4-byte FRE starts and words */
@@ -28,6 +29,10 @@ s64 sfu_test_std_section(u8 version, u8 abi, bool sorted, u8 *buf,
 /* sfu_test_frames_section(): each frame's size, each function's. */
 #define SFU_TEST_FRAME		256
 #define SFU_TEST_FUNC_SIZE	0x100
+/* Its function 1 realigns: the CFA is a saved word plus SFU_TEST_SP_ADD. */
+#define SFU_TEST_REALIGNED	1
+#define SFU_TEST_SP_SLOT	16
+#define SFU_TEST_SP_ADD		8
 
 s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
 			    size_t cap, u64 vaddr);

@@ -79,7 +79,10 @@ static void uw_put(struct kunit *test, unsigned long addr, unsigned long v)
 			0);
 }
 
-/* Write frames 0 .. UW_FUNCS - 2: each returns into the next function. */
+/*
+ * Write frames 0 .. UW_FUNCS - 2: each returns into the next function;
+ * the realigned one keeps its caller's SP less SFU_TEST_SP_ADD.
+ */
 static void uw_write_stack(struct kunit *test, struct uw_ctx *ctx)
 {
 	unsigned int i;
@@ -90,6 +93,9 @@ static void uw_write_stack(struct kunit *test, struct uw_ctx *ctx)
 		uw_put(test, sp + sfu_test_ra_slot(ctx->abi),
 		       uw_func(i + 1) + UW_CALL_OFF);
 		uw_put(test, sp + sfu_test_fp_slot(ctx->abi), 0);
+		if (i == SFU_TEST_REALIGNED)
+			uw_put(test, sp + SFU_TEST_SP_SLOT,
+			       sp + SFU_TEST_FRAME - SFU_TEST_SP_ADD);
 	}
 }
 
@@ -316,6 +322,26 @@ static void uw_test_zero_ra(struct kunit *test)
 	uw_done(test);
 }
 
+/*
+ * A realigned frame whose saved stack pointer points below its own SP
+ * (a corrupt frame, or one caught before it saved the word) stops the
+ * walk there: the stack must move up.
+ */
+static void uw_test_realigned_below(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long pcs[UW_MAX_FRAMES];
+	unsigned long sp = ctx->stack + SFU_TEST_REALIGNED * SFU_TEST_FRAME;
+	struct sfu_unwind_result res;
+
+	uw_put(test, sp + SFU_TEST_SP_SLOT, sp - SFU_TEST_FRAME);
+	uw_walk(test, SFU_MEM_USER, uw_func(0) + UW_PC_OFF, ctx->stack, 0,
+		pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, SFU_TEST_REALIGNED + 1);
+	KUNIT_EXPECT_EQ(test, res.stop, SFU_STOP_CFA);
+	uw_done(test);
+}
+
 /* A stack that is not mapped stops the walk in both modes. */
 static void uw_test_fault(struct kunit *test)
 {
@@ -444,6 +470,7 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE_PARAM(uw_test_chain_nofault, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_depth, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_zero_ra, uw_flags_gen_params),
+	KUNIT_CASE_PARAM(uw_test_realigned_below, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_fault, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_fault_mid, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_misaligned, uw_flags_gen_params),

@@ -224,8 +224,8 @@ static void re_flex_cols(const struct sfu_elem *e, const struct sfu_fre *fre)
 		off = sfu_fre_sword(fre, SFRAME_V3_FLEX_CFA_OFF_IDX);
 		if (e->abi == SFRAME_ABI_S390X_ENDIAN_BIG)
 			off = SFRAME_S390X_CFA_OFFSET_DECODE(off);
-		re_flex_pair(e->abi, fre->words[SFRAME_V3_FLEX_CFA_CTRL_IDX],
-			     off, tmp, sizeof(tmp));
+		re_flex_pair(e->abi, fre->words[SFRAME_V3_FLEX_CFA_CTRL_IDX] &
+			     ~SFU_FLEX_CTRL_SP, off, tmp, sizeof(tmp));
 	} else {
 		snprintf(tmp, sizeof(tmp), "u");
 	}

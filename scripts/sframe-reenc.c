@@ -116,6 +116,8 @@ static u8 reenc_ctrl_mask(const struct sfu_fde *fde,
 		       BIT(SFRAME_V3_FLEX_RA_CTRL_IDX) |
 		       BIT(SFRAME_V3_FLEX_RA_CTRL_IDX + 1);
 	case 6:
+	case SFU_FRE_MAX_WORDS:
+		/* The module's SP word (SFU_FLEX_CTRL_SP) is an offset. */
 		return BIT(SFRAME_V3_FLEX_CFA_CTRL_IDX) |
 		       BIT(SFRAME_V3_FLEX_RA_CTRL_IDX) |
 		       BIT(SFRAME_V3_FLEX_RA_CTRL_IDX + 2);

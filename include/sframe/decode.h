@@ -34,9 +34,9 @@
 #define SFU_MAX_REG			0xffff
 /* Functions with more rows get a row index: a mark every this many rows. */
 #define SFU_ROW_STRIDE			16
-/* Largest encoded FRE: 4-byte start, info, six 4-byte words. */
+/* Largest encoded FRE: 4-byte start, info, seven 4-byte words. */
 #define SFU_FRE_MAX_BYTES		(sizeof(u32) + 1 + \
-					 SFRAME_FRE_MAX_DATAWORDS * sizeof(u32))
+					 SFU_FRE_MAX_WORDS * sizeof(u32))
 
 struct sfu_diag {
 	const char *what;	/* static string naming the failed check */
@@ -145,7 +145,7 @@ struct sfu_fre {
 	u8 nr_words;
 	u8 word_size;		/* bytes */
 	u32 size;		/* encoded size in bytes */
-	u32 words[SFRAME_FRE_MAX_DATAWORDS];	/* raw, zero-extended */
+	u32 words[SFU_FRE_MAX_WORDS];	/* raw, zero-extended */
 };
 
 /* FRE bytes a cursor reads at once: the rows of most functions. */
@@ -250,6 +250,6 @@ int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,
 		    size_t len);
 
 /* Longest line sfu_rule_format() writes, with its NUL. */
-#define SFU_RULE_STR_MAX	128
+#define SFU_RULE_STR_MAX	160
 
 #endif /* _SFRAME_DECODE_H */

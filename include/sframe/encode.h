@@ -17,7 +17,7 @@ struct sfu_enc_fre {
 	bool mangled;		/* AArch64: RA signed */
 	u8 nr_words;
 	u8 ctrl_mask;		/* bit i: word i is an unsigned control word */
-	s32 words[SFRAME_FRE_MAX_DATAWORDS];
+	s32 words[SFU_FRE_MAX_WORDS];
 };
 
 struct sfu_enc_fde {

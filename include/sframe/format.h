@@ -171,6 +171,20 @@ struct sframe_fda_v3 {
 #define SFRAME_V3_FLEX_CFA_OFF_IDX	1
 #define SFRAME_V3_FLEX_RA_CTRL_IDX	2
 
+/*
+ * Module-private extension, written only into the sections sframe-gen
+ * makes from .eh_frame: the format's reserved bit 2 of a flexible FDE's
+ * CFA control word says that the row has a seventh data word, the caller's
+ * stack pointer relative to the CFA (which the format fixes per ABI).  A
+ * CFA of *(reg + off) + k, as OpenSSL's stack-realigning assembly has, is
+ * then kept as CFA = *(reg + off) with k added to the RA, FP and SP
+ * offsets.  Standard producers never set the bit.
+ */
+#define SFU_FLEX_CTRL_SP		0x4
+#define SFU_FLEX_SP_IDX			6
+/* The most data words a row may have: three flexible pairs and SP. */
+#define SFU_FRE_MAX_WORDS		(SFRAME_FRE_MAX_DATAWORDS + 1)
+
 /* s390x: CFA = SP at the call site + 160; CFA offsets stored scaled by 8. */
 #define SFRAME_S390X_SP_VAL_OFFSET			(-160)
 #define SFRAME_S390X_CFA_OFFSET_ADJUSTMENT		SFRAME_S390X_SP_VAL_OFFSET

@@ -691,7 +691,7 @@ static int sfu_check_fre(struct sfu_section *sec, const struct sfu_fde *fde,
 
 	if (fre->word_size == 3)
 		return sfu_corrupt(sec, "bad FRE data-word size", it->off);
-	if (fre->nr_words > SFRAME_FRE_MAX_DATAWORDS)
+	if (fre->nr_words > SFU_FRE_MAX_WORDS)
 		return sfu_corrupt(sec, "too many FRE data words", it->off);
 	/* A row at the very end is tolerated (binutils PR 33131). */
 	if (fre->start > limit)

@@ -5,6 +5,7 @@
  *
  *   cfa=sp+16 ra=*(cfa-8) fp=same
  *   cfa=*(r10-8) ra=*(cfa-8) fp=*(fp+0) flex topmost
+ *   cfa=*(sp+152) ra=*(cfa+0) fp=*(cfa-8) sp=cfa+8 flex
  *   outermost
  */
 #ifndef __KERNEL__
@@ -85,6 +86,9 @@ int sfu_rule_format(const struct sfu_rule *rule, u8 abi, char *buf,
 		sfu_loc_format(ai, &rule->ra, ra, sizeof(ra));
 		sfu_loc_format(ai, &rule->fp, fp, sizeof(fp));
 		n = snprintf(buf, len, "cfa=%s ra=%s fp=%s", cfa, ra, fp);
+		if (rule->sp_off != ai->sp_off && n < len)
+			n += snprintf(buf + n, len - n, " sp=cfa%+d",
+				      rule->sp_off);
 	}
 	for (i = 0; i < ARRAY_SIZE(sfu_rule_flag_names) && n < len; i++)
 		if (rule->flags & sfu_rule_flag_names[i].flag)

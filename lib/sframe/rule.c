@@ -147,19 +147,40 @@ static int sfu_flex_loc(struct sfu_section *sec, const struct sfu_fde *fde,
 	return 0;
 }
 
+/*
+ * The module's seventh word (SFU_FLEX_CTRL_SP): the caller's SP relative
+ * to the CFA.  Return: the data-word count of the standard part.
+ */
+static int sfu_flex_sp(struct sfu_section *sec, const struct sfu_fde *fde,
+		       const struct sfu_fre *fre, struct sfu_rule *rule)
+{
+	bool sp = fre->words[SFRAME_V3_FLEX_CFA_CTRL_IDX] & SFU_FLEX_CTRL_SP;
+
+	if (sp != (fre->nr_words == SFU_FRE_MAX_WORDS))
+		return sfu_rule_bad(sec, fde, "bad flexible data-word count");
+	if (!sp)
+		return fre->nr_words;
+	rule->sp_off = sfu_fre_sword(fre, SFU_FLEX_SP_IDX);
+	return SFRAME_FRE_MAX_DATAWORDS;
+}
+
 static int sfu_rule_flex(struct sfu_section *sec, const struct sfu_fde *fde,
 			 const struct sfu_fre *fre, struct sfu_rule *rule)
 {
-	unsigned int n = fre->nr_words, fp_at;
+	u32 ctrl = fre->words[SFRAME_V3_FLEX_CFA_CTRL_IDX] & ~SFU_FLEX_CTRL_SP;
+	unsigned int fp_at;
 	s32 off;
-	int ret;
+	int n, ret;
 
+	n = sfu_flex_sp(sec, fde, fre, rule);
+	if (n < 0)
+		return n;
 	if (n != 2 && n != 4 && n != 5 && n != 6)
 		return sfu_rule_bad(sec, fde, "bad flexible data-word count");
 	ret = sfu_cfa_off(sec, fde, sfu_fre_sword(fre, 1), &off);
 	if (ret)
 		return ret;
-	ret = sfu_flex_loc(sec, fde, fre->words[0], off, true, &rule->cfa);
+	ret = sfu_flex_loc(sec, fde, ctrl, off, true, &rule->cfa);
 	if (ret)
 		return ret;
 	rule->flags |= SFU_RULE_FLEX;
