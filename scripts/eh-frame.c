@@ -866,7 +866,30 @@ static int ehf_get_factored(struct ehf_vm *vm, struct ehf_cur *c, bool sgn,
 	return 0;
 }
 
-/* Decompose [DW_OP_breg* off] [DW_OP_deref] into @l; else COMPLEX. */
+/*
+ * A trailing DW_OP_plus_uconst: after a load it is @l's addend, else part
+ * of the offset.  False if it does not fit.
+ */
+static bool ehf_expr_plus(const u8 *d, u64 end, u64 *pos, struct ehf_loc *l)
+{
+	u64 k;
+
+	if (*pos >= end || d[*pos] != DW_OP_plus_uconst)
+		return true;
+	(*pos)++;
+	if (ehf_uleb(d, end, pos, &k) || k > INT32_MAX)
+		return false;
+	if (l->deref)
+		l->add = (s64)k;
+	else if (__builtin_add_overflow(l->off, (s64)k, &l->off))
+		return false;
+	return true;
+}
+
+/*
+ * Decompose [DW_OP_breg* off] [DW_OP_deref] [DW_OP_plus_uconst k] into @l;
+ * anything else is COMPLEX.
+ */
 static void ehf_expr_decompose(const struct ehf_section *s, u64 pos, u64 end,
 			       struct ehf_loc *l)
 {
@@ -885,17 +908,17 @@ static void ehf_expr_decompose(const struct ehf_section *s, u64 pos, u64 end,
 		return;
 	if (ehf_sleb(s->data, end, &pos, &off))
 		return;
+	l->off = off;
 	l->deref = 0;
 	if (pos < end && s->data[pos] == DW_OP_deref) {
 		l->deref = 1;
 		pos++;
 	}
-	if (pos != end)
+	if (!ehf_expr_plus(s->data, end, &pos, l) || pos != end)
 		return;
 	l->kind = EHF_RULE_LOC;
 	l->cfa_based = false;
 	l->reg = (u32)reg;
-	l->off = off;
 }
 
 /* The block operand of the expression opcodes, decomposed into @l. */

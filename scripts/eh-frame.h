@@ -75,6 +75,7 @@
 
 /* The DWARF expression operations the reader decomposes. */
 #define DW_OP_deref			0x06
+#define DW_OP_plus_uconst		0x23
 #define DW_OP_breg0			0x70
 #define DW_OP_breg31			0x8f
 #define DW_OP_bregx			0x92
@@ -161,6 +162,7 @@ struct ehf_loc {
 	bool cfa_based;
 	u32 reg;
 	s64 off;
+	s64 add;		/* expression: added after the load */
 	u64 expr;		/* an expression's bytes: section offset */
 	u64 expr_len;
 };

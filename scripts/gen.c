@@ -113,6 +113,7 @@ static const struct gen_ent_why gen_ent_whys[] = {
 struct gen_mode {
 	bool flex;		/* V3 flexible FDE */
 	bool v2;		/* SFrame V2 (s390x register words) */
+	bool sp_word;		/* flex: the module's SP word may be used */
 };
 
 /*
@@ -235,7 +236,7 @@ static enum gen_why gen_flex_pair(const struct gen_arch *a,
 	if (ent == GEN_ENT_FP && l->kind == EHF_RULE_UNDEF)
 		return GEN_WHY_FP_UNDEF;
 	if (l->kind != EHF_RULE_LOC || l->deref > 1 ||
-	    (l->cfa_based && !l->deref))
+	    (l->cfa_based && !l->deref) || (ent != GEN_ENT_CFA && l->add))
 		return w->rule;
 	if (!gen_fits_s32(l->off) || l->reg > SFU_MAX_REG)
 		return w->range;
@@ -350,42 +351,90 @@ static enum gen_why gen_default(const struct gen_arch *a,
 	return GEN_WHY_NONE;
 }
 
+struct gen_pair {
+	u32 ctrl;
+	s32 off;
+};
+
+static void gen_pair_words(struct sfu_enc_fre *f, const struct gen_pair *p)
+{
+	gen_word(f, (s32)p->ctrl, true);
+	gen_word(f, p->off, false);
+}
+
+/*
+ * A CFA of *(reg + off) + @k is kept as CFA' = *(reg + off): @l, relative
+ * to the CFA, becomes @out, relative to CFA'.
+ */
+static void gen_cfa_fold(const struct ehf_loc *l, s64 k, struct ehf_loc *out)
+{
+	*out = *l;
+	if (l->kind == EHF_RULE_LOC && l->cfa_based &&
+	    __builtin_add_overflow(l->off, k, &out->off))
+		out->off = INT64_MAX;	/* out of range: gen_flex_pair says so */
+}
+
+/*
+ * The module's seven-word row (SFU_FLEX_CTRL_SP) for a CFA of
+ * *(reg + off) + @k: every pair written, a zero one meaning "no rule",
+ * then the caller's SP relative to *(reg + off).
+ */
+static enum gen_why gen_flex_sp(const struct gen_arch *a, s64 k,
+				struct gen_pair *cfa, const struct gen_pair *ra,
+				const struct gen_pair *fp,
+				struct sfu_enc_fre *f)
+{
+	s64 sp = k + sfu_abi_info(a->abi)->sp_off;
+
+	/* A default the header fixes would be taken from the wrong CFA. */
+	if ((!ra->ctrl && a->fixed_ra) || (!fp->ctrl && a->fixed_fp))
+		return GEN_WHY_CFA_RULE;
+	if (!gen_fits_s32(sp))
+		return GEN_WHY_CFA_RANGE;
+	cfa->ctrl |= SFU_FLEX_CTRL_SP;
+	gen_pair_words(f, cfa);
+	gen_pair_words(f, ra);
+	gen_pair_words(f, fp);
+	gen_word(f, (s32)sp, false);
+	return GEN_WHY_NONE;
+}
+
 /* Flexible FDE: (control, offset) pairs for CFA, then RA, then FP. */
 static enum gen_why gen_flex(const struct gen_arch *a,
-			     const struct ehf_row *row, struct sfu_enc_fre *f)
+			     const struct ehf_row *row,
+			     const struct gen_mode *m, struct sfu_enc_fre *f)
 {
-	const struct ehf_loc *ra = &row->reg[GEN_RA];
-	u32 ctrl, ra_ctrl, fp_ctrl;
-	s32 off, ra_off, fp_off;
+	struct gen_pair cfa, ra, fp;
+	struct ehf_loc ra_l, fp_l;
+	s64 k = row->cfa.add;
 	enum gen_why why;
 
-	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &ctrl, &off);
+	gen_cfa_fold(&row->reg[GEN_RA], k, &ra_l);
+	gen_cfa_fold(&row->reg[GEN_FP], k, &fp_l);
+	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &cfa.ctrl, &cfa.off);
 	if (!why)
-		why = gen_cfa_word(a, off, &off);
+		why = gen_cfa_word(a, cfa.off, &cfa.off);
+	if (!why)
+		why = gen_flex_pair(a, &ra_l, GEN_ENT_RA, &ra.ctrl, &ra.off);
+	if (!why)
+		why = gen_flex_pair(a, &fp_l, GEN_ENT_FP, &fp.ctrl, &fp.off);
 	if (why)
 		return why;
-	gen_word(f, (s32)ctrl, true);
-	gen_word(f, off, false);
-	why = gen_flex_pair(a, ra, GEN_ENT_RA, &ra_ctrl, &ra_off);
-	if (!why)
-		why = gen_flex_pair(a, &row->reg[GEN_FP], GEN_ENT_FP,
-				    &fp_ctrl, &fp_off);
-	if (why)
-		return why;
+	if (k && !m->sp_word)
+		return GEN_WHY_CFA_RULE;
+	if (k)
+		return gen_flex_sp(a, k, &cfa, &ra, &fp, f);
 	/* RA where the header's fixed offset puts it needs no pair. */
-	if (a->fixed_ra && ra->kind == EHF_RULE_LOC && ra->cfa_based &&
-	    ra->off == a->fixed_ra)
-		ra_ctrl = 0;
-	if (ra_ctrl) {
-		gen_word(f, (s32)ra_ctrl, true);
-		gen_word(f, ra_off, false);
-	} else if (fp_ctrl) {
+	if (a->fixed_ra && ra_l.kind == EHF_RULE_LOC && ra_l.cfa_based &&
+	    ra_l.off == a->fixed_ra)
+		ra.ctrl = 0;
+	gen_pair_words(f, &cfa);
+	if (ra.ctrl)
+		gen_pair_words(f, &ra);
+	else if (fp.ctrl)
 		gen_word(f, SFRAME_FRE_RA_OFFSET_INVALID, true);
-	}
-	if (fp_ctrl) {
-		gen_word(f, (s32)fp_ctrl, true);
-		gen_word(f, fp_off, false);
-	}
+	if (fp.ctrl)
+		gen_pair_words(f, &fp);
 	return GEN_WHY_NONE;
 }
 
@@ -402,7 +451,7 @@ static enum gen_why gen_row_fre(const struct gen_arch *a,
 	/* RA undefined: the outermost frame, a row without data words. */
 	if (row->reg[GEN_RA].kind == EHF_RULE_UNDEF)
 		return GEN_WHY_NONE;
-	return m->flex ? gen_flex(a, row, f) : gen_default(a, row, m, f);
+	return m->flex ? gen_flex(a, row, m, f) : gen_default(a, row, m, f);
 }
 
 /* ---- padding between functions ---- */
@@ -608,7 +657,7 @@ static int gen_fres(struct gen *g, struct gen_fde *d, u32 cut,
 static int gen_describe(struct gen *g, struct gen_fde *d)
 {
 	struct gen_mode m = { .v2 = g->o.version == SFRAME_VERSION_2 };
-	struct gen_mode mf = { .flex = true };
+	struct gen_mode mf = { .flex = true, .sp_word = g->o.sp_word };
 	enum gen_why why_def, why_flex;
 	u32 cut, cut_flex;
 
@@ -1282,7 +1331,10 @@ static void gen_loc_text(const struct gen_arch *a, const struct ehf_loc *l,
 		snprintf(base, sizeof(base), "cfa");
 	else
 		gen_reg_text(a, l->reg, base, sizeof(base));
-	if (l->deref)
+	if (l->deref && l->add)
+		snprintf(buf, len, "*(%s%+" PRId64 ")%+" PRId64, base, l->off,
+			 l->add);
+	else if (l->deref)
 		snprintf(buf, len, "*(%s%+" PRId64 ")", base, l->off);
 	else if (l->off)
 		snprintf(buf, len, "%s%+" PRId64, base, l->off);

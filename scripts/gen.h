@@ -37,6 +37,7 @@ struct gen_opts {
 	u64 vaddr;		/* or GEN_VADDR_PAST_IMAGE */
 	bool no_compact;
 	bool share_rows;	/* FDEs may share rows: only our decoder */
+	bool sp_word;		/* the module's SP word: only our decoder */
 	const char *in;		/* the file's name, in messages */
 	gen_warn_fn warn;	/* told of each function left out for an */
 	void *warn_arg;		/* error in its CFI; NULL: only counted */

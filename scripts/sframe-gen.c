@@ -4,7 +4,8 @@
  * (the generator itself is scripts/gen.c).
  *
  *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v]
- *              [--no-compact | --share-rows] [-o OUT] [--embed COPY] ELF
+ *              [--no-compact | --share-rows] [--sp-word] [-o OUT]
+ *              [--embed COPY] ELF
  *   sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF
  *   sframe-gen --dump-rows ELF
  *     --version=N   SFrame version to write: 3 (default) or 2
@@ -16,6 +17,11 @@
  *                   and what sframectl gives the module, but not a
  *                   standard section (binutils' libsframe cannot swap
  *                   its byte order), so not the default in a file
+ *     --sp-word     a CFA of *(reg+off)+k (OpenSSL's realigning assembly)
+ *                   in a flexible row with the module's seventh word, the
+ *                   caller's SP (SFU_FLEX_CTRL_SP): what sframectl gives
+ *                   the module, but only its decoder reads it, so not with
+ *                   --embed
  *     -o OUT        the raw section
  *     --embed COPY  a copy of ELF with the section embedded, covered by
  *                   PT_GNU_SFRAME (scripts/elf-embed.c); the section is
@@ -65,7 +71,8 @@ struct gen_cmd {
 static void gen_print_usage(FILE *f)
 {
 	fputs("Usage: sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v]\n"
-	      "                  [--no-compact | --share-rows] [-o OUT] [--embed COPY] ELF\n",
+	      "                  [--no-compact | --share-rows] [--sp-word] [-o OUT]\n"
+	      "                  [--embed COPY] ELF\n",
 	      f);
 	fputs("       sframe-gen --from-v1 [--vaddr ADDR] [--stats] [-o OUT] [--embed COPY] ELF\n",
 	      f);
@@ -92,6 +99,7 @@ static void gen_parse_args(struct gen_cmd *c, int argc, char **argv)
 		{ "embed", required_argument, NULL, 'e' },
 		{ "no-compact", no_argument, NULL, 'n' },
 		{ "share-rows", no_argument, NULL, 'r' },
+		{ "sp-word", no_argument, NULL, 'p' },
 		{ "from-v1", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -141,6 +149,9 @@ static void gen_parse_args(struct gen_cmd *c, int argc, char **argv)
 		case 'r':
 			c->o.share_rows = true;
 			break;
+		case 'p':
+			c->o.sp_word = true;
+			break;
 		case 'f':
 			c->from_v1 = true;
 			break;
@@ -149,7 +160,8 @@ static void gen_parse_args(struct gen_cmd *c, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || (!c->out && !c->dump_rows && !c->embed) ||
-	    (c->embed && c->o.vaddr) || (c->o.no_compact && c->o.share_rows))
+	    (c->embed && (c->o.vaddr || c->o.sp_word)) ||
+	    (c->o.no_compact && c->o.share_rows))
 		gen_usage();
 	c->o.in = argv[optind];
 }

@@ -156,10 +156,13 @@ static int ctl_slurp(int fd, struct elf_file *f)
  */
 static void ctl_child(int fd, int out, int in, const char *name)
 {
-	/* Shared rows: the section lives in the module's memory only. */
+	/*
+	 * Shared rows and the SP word: the section lives in the module's
+	 * memory only, and only its decoder reads it.
+	 */
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
 			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
-			      .share_rows = true };
+			      .share_rows = true, .sp_word = true };
 	struct gen_err err;
 	struct ctl_id id;
 	struct elf_file f;

@@ -38,6 +38,10 @@
 #                 any sidecar (at most 20% reach main) and with the daemon:
 #                 a first (cold, reported) and a second run, at least 95%
 #                 (asserted on x86-64, printed elsewhere)
+#   openssl       x86-64: Debian's openssl speed sha512, whose libcrypto
+#                 assembly realigns the stack (CFA = *(rsp+N)+8, the
+#                 module's SP word): printed before any sidecar, and with
+#                 the daemon a second run reaches main in at least 99%
 #   copies        two copies of gzip (one build-id): both get sidecars,
 #                 the section is kept once (stats: sidecars_sharing)
 #   racing        processes load and unload a library (and one loads it
@@ -152,6 +156,19 @@ gzip_run() {
 	record_prog "$1" gzip /bin/sh -c \
 		'timeout "$1" /bin/gzip -9 -c /tmp/sfu_data > /dev/null; exit 0' \
 		sh "$psecs"
+}
+
+# OpenSSL's SHA-512, in libcrypto's own assembly: its CFA is the entry
+# stack pointer the function saved in its realigned frame, plus 8 (the
+# module's SP word).
+openssl_run() {
+	record_prog "$1" openssl /usr/bin/openssl speed -seconds "$psecs" \
+		-bytes 16384 sha512
+}
+
+# openssl_ok: the root has Debian's openssl and it is x86-64 code.
+openssl_ok() {
+	[ -x /host/usr/bin/openssl ] && [ "$(uname -m)" = x86_64 ]
 }
 
 bash_run() {
@@ -455,6 +472,12 @@ for prog in perl gzip bash; do
 	fi
 done
 
+if openssl_ok; then
+	# shellcheck disable=SC2046
+	set -- $(openssl_run before-openssl)
+	echo "# openssl before: ${1:-0} of ${2:-0} samples reach main ($(percent "${1:-0}" "${2:-0}")%)"
+fi
+
 # chroot execs python3: the sleeper's pid is python3's.
 chroot /host "$python" -c 'import time; time.sleep(60)' &
 sleeper=$!
@@ -561,6 +584,19 @@ for prog in perl gzip bash; do
 			"asserted on x86-64; here the share is printed (under TCG 87-96% were measured on s390x, short of it by stacks of frames perf cannot name)"
 	fi
 done
+if openssl_ok; then
+	# shellcheck disable=SC2046
+	set -- $(openssl_run cold-openssl)
+	echo "# openssl cold (the daemon sees it for the first time): ${1:-0} of ${2:-0} reach main ($(percent "${1:-0}" "${2:-0}")%)"
+	# shellcheck disable=SC2046
+	set -- $(openssl_run warm-openssl)
+	echo "# openssl warm: ${1:-0} of ${2:-0} reach main ($(percent "${1:-0}" "${2:-0}")%)"
+	check "openssl speed sha512 with the daemon, a second run: at least 99% of the samples reach main" \
+		at_least "${1:-0}" "${2:-0}" 99
+else
+	skip "openssl speed sha512 with the daemon: at least 99% reach main" \
+		"OpenSSL's CFA expressions are in its x86-64 assembly, and this root has no openssl or is not x86-64"
+fi
 check "the cache holds libc's section under its build-id" \
 	test -s "/host/tmp/sfu-cache/$libc_id.sframe"
 

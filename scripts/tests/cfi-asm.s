@@ -2,9 +2,10 @@
 #
 # x86-64 CFI that compilers rarely emit: remember/restore, DRAP by hand,
 # RA and FP in registers, a signal frame, CFA on another register,
-# val_offset, the _sf and GNU opcodes, long advances, a personality and an
-# LSDA.  Assembled by gen-oracle.sh (sframe-gen checked against readelf)
-# and corpus.sh (the flex FDEs it yields, printed as binutils does).
+# val_offset, the _sf and GNU opcodes, long advances, a CFA loaded from the
+# stack plus a constant, a personality and an LSDA.  Assembled by
+# gen-oracle.sh (sframe-gen checked against readelf) and corpus.sh (the
+# flex FDEs it yields, printed as binutils does).
 	.text
 	.globl f_state
 	.type f_state, @function
@@ -167,6 +168,36 @@ f_eh:
 	nop
 	pop %rbp
 	.cfi_adjust_cfa_offset -8
+	ret
+	.cfi_endproc
+
+	# OpenSSL's stack realignment: the entry SP is saved in the frame
+	# and the CFA is *(rsp + 32) + 8; before that, rsp + 8 + 8 as an
+	# expression without a load.
+	.globl f_realign
+	.type f_realign, @function
+f_realign:
+	.cfi_startproc
+	push %rbx
+	.cfi_escape 0x0f, 0x04, 0x77, 0x08, 0x23, 0x08
+	.cfi_offset %rbx, -16
+	lea 8(%rsp), %rax
+	.cfi_def_cfa %rax, 8
+	push %rbp
+	.cfi_offset %rbp, -24
+	sub $64, %rsp
+	and $-64, %rsp
+	mov %rax, 32(%rsp)
+	.cfi_escape 0x0f, 0x05, 0x77, 0x20, 0x06, 0x23, 0x08
+	nop
+	mov 32(%rsp), %rsi
+	.cfi_def_cfa %rsi, 8
+	mov -16(%rsi), %rbp
+	.cfi_restore %rbp
+	mov -8(%rsi), %rbx
+	.cfi_restore %rbx
+	lea 8(%rsi), %rsp
+	.cfi_def_cfa %rsp, 8
 	ret
 	.cfi_endproc
 

@@ -94,18 +94,26 @@ readelf_rules() {
 	function off_str(o) {
 		return o == 0 ? "" : sprintf("%+d", o)
 	}
-	# "DW_OP_breg7 (rsp): 160; DW_OP_deref" -> "7 160 1", else "".
-	function parse_expr(t,   p, k, reg, off) {
+	# "DW_OP_breg7 (rsp): 160; DW_OP_deref[; DW_OP_plus_uconst: 8]" ->
+	# "7 160 1 8" (register, offset, loads, added after the load), else "".
+	function parse_expr(t,   p, k, reg, off, deref, add) {
 		k = split(t, p, "; ")
-		if (k < 1 || k > 2 || p[1] !~ /^DW_OP_breg[0-9]+ \([a-z0-9]+\): -?[0-9]+$/)
+		if (k < 1 || k > 3 || p[1] !~ /^DW_OP_breg[0-9]+ \([a-z0-9]+\): -?[0-9]+$/)
 			return ""
-		if (k == 2 && p[2] != "DW_OP_deref")
-			return ""
+		deref = k > 1 && p[2] == "DW_OP_deref"
+		add = 0
+		if (k > 1 + deref) {
+			if (p[k] !~ /^DW_OP_plus_uconst: [0-9]+$/ || k > 2 + deref)
+				return ""
+			add = substr(p[k], 20) + 0
+		}
 		reg = substr(p[1], 11)
 		sub(/ .*/, "", reg)
 		off = p[1]
 		sub(/.*: /, "", off)
-		return reg " " off " " (k - 1)
+		if (!deref)
+			return reg " " (off + add) " 0 0"
+		return reg " " off " 1 " add
 	}
 	# The value an expression computes, with @extra more loads; ld'"'"'s
 	# x86-64 PLT CFA, rsp + 8 + (((rip & 15) >= T) << 3), as "pltT".
@@ -124,19 +132,26 @@ readelf_rules() {
 		if (f[3] > 1)
 			return "?exp"
 		if (f[3])
-			return "*(" canon_reg(f[1]) sprintf("%+d", f[2]) ")"
+			return "*(" canon_reg(f[1]) sprintf("%+d", f[2]) ")" off_str(f[4] + 0)
 		return canon_reg(f[1]) off_str(f[2] + 0)
 	}
-	function remember(key, v) {
-		if ((rec, key) in EXP && EXP[rec, key] != v)
-			v = "?exp"
-		EXP[rec, key] = v
+	# Expressions by record and key, each with the address it starts at:
+	# a row takes the last one set at or before its address.
+	function remember(key, v,   n) {
+		n = ++NEXP[rec, key]
+		EXPLOC[rec, key, n] = loc
+		EXP[rec, key, n] = v
+	}
+	function expr_at(r, key,   i, v) {
+		v = ""
+		for (i = 1; i <= NEXP[r, key]; i++)
+			if (EXPLOC[r, key, i] <= row_loc || r == cie)
+				v = EXP[r, key, i]
+		return v
 	}
 	function lookup(key,   a, b) {
-		a = ((rec, key) in EXP) ? EXP[rec, key] : ""
-		b = (is_fde && (cie, key) in EXP) ? EXP[cie, key] : ""
-		if (a != "" && b != "" && a != b)
-			return "?exp"
+		a = expr_at(rec, key)
+		b = is_fde ? expr_at(cie, key) : ""
 		if (a == "" && b == "")
 			return "?exp"
 		return a != "" ? a : b
@@ -324,14 +339,24 @@ readelf_rules() {
 
 # ---- the comparison ----
 #
-# Input: sorted readelf intervals, then `sframe-dump --expand` lines.
-# Output: "covered with_cfi mismatches", after up to 10 "# " lines that
-# show mismatches.
+# Input: sorted readelf intervals, then `sframe-dump --expand` lines, then
+# the architecture.  Output: "covered with_cfi mismatches", after up to 10
+# "# " lines that show mismatches.  A rule with the module's SP word
+# ("cfa=*(sp+152) ra=*(cfa+0) ... sp=cfa+8", see SFU_FLEX_CTRL_SP) is
+# compared in readelf's words ("cfa=*(sp+152)+8 ra=*(cfa-8) ...").
 compare_rules() {
-	awk '
+	awk -v arch="$3" '
 	BEGIN {
 		nr = 0
 		k = 0
+		SPOFF = arch == "s390x" ? -160 : 0
+	}
+	# "*(cfa+0)" with the CFA moved by -@a: "*(cfa-8)" for @a 8.
+	function unfold(loc, a,   o) {
+		if (!match(loc, /cfa[+-][0-9]+/))
+			return loc
+		o = substr(loc, RSTART + 3, RLENGTH - 3) - a
+		return substr(loc, 1, RSTART + 2) sprintf("%+d", o) substr(loc, RSTART + RLENGTH)
 	}
 	FNR == NR {
 		LO[nr] = $1 + 0
@@ -349,6 +374,10 @@ compare_rules() {
 	{
 		pc = substr($1, 1, length($1) - 1) + 0
 		got = $2 == "outermost" ? "outermost" : $2 " " $3 " " $4
+		if ($5 ~ /^sp=cfa[+-][0-9]+$/) {
+			a = substr($5, 7) - SPOFF
+			got = $2 sprintf("%+d", a) " " unfold($3, a) " " unfold($4, a)
+		}
 		if (pc < last)
 			k = 0
 		last = pc
@@ -381,7 +410,7 @@ check_rules() {
 	readelf_rules "$arch" "$out/$name.frames" "$out/$name.interp" |
 		sort -n -k1,1 -k2,2 > "$out/$name.rows"
 	"$dump" --expand --vaddr "$vaddr" "$sf" > "$out/$name.v$ver.expand"
-	res=$(compare_rules "$out/$name.rows" "$out/$name.v$ver.expand")
+	res=$(compare_rules "$out/$name.rows" "$out/$name.v$ver.expand" "$arch")
 	read -r covered total bad pad < <(printf '%s\n' "$res" | tail -1)
 	gen_pad=$(sed -n 's/.*(\([0-9]*\) padding bytes between)$/\1/p' \
 		  "$out/$name.v$ver.stats")
@@ -487,16 +516,48 @@ check_binary() {
 	check_rows "$name" "$arch" "$bin"
 }
 
-# check_shared NAME BIN [ARCH]: --share-rows (sframectl's form) is smaller
-# than the standard section, is not standard, and still agrees with
-# readelf at every address.
+# covered STATS: the bytes a section describes, from sframe-gen --stats.
+covered() {
+	awk '$1 == "coverage" { print $2 }' "$1"
+}
+
+# check_sp_word NAME BIN: --sp-word describes more of BIN than the standard
+# section (the CFAs of the form *(reg+off)+k), still agrees with readelf at
+# every address it describes, and --embed refuses it.
+check_sp_word() {
+	local name=$1-sp bin=$2 sf more
+
+	sf=$out/$name.v3.sframe
+	if ! "$gen" --sp-word --vaddr $v3_vaddr --stats -o "$sf" "$bin" \
+		> "$out/$name.v3.stats" 2> "$out/$name.v3.err"; then
+		not_ok "$name: sframe-gen --sp-word failed"
+		return
+	fi
+	more=$(( $(covered "$out/$name.v3.stats") -
+		 $(covered "$out/$1.v3.stats") ))
+	if [ "$more" -gt 0 ] && "$dump" --validate --vaddr $v3_vaddr "$sf"; then
+		ok "$name: --sp-word describes $more more bytes, validates"
+	else
+		not_ok "$name: --sp-word describes $more more bytes, or does not validate"
+	fi
+	check_rules "$name" 3 "$v3_vaddr" "$bin" "$sf" x86_64
+	if "$gen" --sp-word --embed "$out/$name.emb" "$bin" 2> /dev/null; then
+		not_ok "$name: --embed took the module-only --sp-word"
+	else
+		ok "$name: --embed refuses --sp-word"
+	fi
+}
+
+# check_shared NAME BIN [ARCH]: sframectl's form (--share-rows --sp-word)
+# is smaller than the standard section, is not standard, and still agrees
+# with readelf at every address.
 check_shared() {
 	local name=$1-shared bin=$2 arch=${3:-x86_64} sf std
 
 	sf=$out/$name.v3.sframe
 	std=$out/$1.v3.sframe
-	if ! "$gen" --share-rows --vaddr $v3_vaddr --stats -o "$sf" "$bin" \
-		> "$out/$name.v3.stats" 2> "$out/$name.v3.err"; then
+	if ! "$gen" --share-rows --sp-word --vaddr $v3_vaddr --stats \
+		-o "$sf" "$bin" > "$out/$name.v3.stats" 2> "$out/$name.v3.err"; then
 		not_ok "$name: sframe-gen --share-rows failed"
 		return
 	fi
@@ -739,7 +800,8 @@ else
 	not_ok "cfi-asm: assemble"
 fi
 for f in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
-	 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /bin/bash /usr/bin/python3; do
+	 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /bin/bash /usr/bin/python3 \
+	 /usr/lib/x86_64-linux-gnu/libcrypto.so.3; do
 	if [ -r "$f" ]; then
 		bins+=("$(basename "$f"):$f")
 	else
@@ -753,6 +815,12 @@ for b in "${bins[@]}"; do
 done
 [ -r /lib/x86_64-linux-gnu/libc.so.6 ] &&
 	check_shared libc.so.6 /lib/x86_64-linux-gnu/libc.so.6
+# The module's SP word: OpenSSL's assembly and the same CFI by hand.
+[ -r "$out/cfi-asm.so" ] && check_sp_word cfi-asm "$out/cfi-asm.so"
+if [ -r /usr/lib/x86_64-linux-gnu/libcrypto.so.3 ]; then
+	check_sp_word libcrypto.so.3 /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+	check_shared libcrypto.so.3 /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+fi
 
 # The other architectures, s390x big-endian: cross-compiled test programs.
 for arch in aarch64 s390x; do
@@ -802,7 +870,7 @@ done
 # snapshot, V3), loaded by scripts/tests/libsframe-check.c, must read
 # every default V3 section of the binaries above, in both byte orders (the
 # s390x ones are big-endian), and refuse the shared form of s390x libc,
-# whose FDEs count rows twice.
+# whose FDEs count rows twice, and the module's SP word.
 check_libsframe() {
 	local lroot lib std=() f
 
@@ -819,7 +887,7 @@ check_libsframe() {
 	fi
 	for f in "$out"/*.v3.sframe; do
 		case $f in
-		*-shared.v3.sframe) ;;
+		*-shared.v3.sframe | *-sp.v3.sframe) ;;
 		*) std+=("$f") ;;
 		esac
 	done
@@ -836,6 +904,14 @@ check_libsframe() {
 			not_ok "libsframe reads s390x libc's shared form (it was expected to refuse it)"
 		else
 			ok "libsframe refuses s390x libc's --share-rows form: $(sed 's/.*refused: //' "$out/libsframe.shared.log")"
+		fi
+	fi
+	f=$out/libcrypto.so.3-sp.v3.sframe
+	if [ -f "$f" ]; then
+		if "$out/libsframe-check" "$lib" "$f" > "$out/libsframe.sp.log"; then
+			not_ok "libsframe reads the module's SP word (a standard reader was expected to refuse it)"
+		else
+			ok "libsframe refuses libcrypto's --sp-word form: $(sed 's/.*refused: //' "$out/libsframe.sp.log")"
 		fi
 	fi
 }

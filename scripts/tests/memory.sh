@@ -7,17 +7,16 @@
 #
 # The files: those Debian's python3, perl, git, g++'s cc1plus and the
 # largest libLLVM installed map (the programs and every library ldd
-# names).  For each, sframe-gen makes the sidecar sframectl would
-# register (--share-rows) and sframe-dump --memory says what the module
+# names).  For each, sframe-gen makes the sidecar sframectl would register
+# (--share-rows --sp-word) and sframe-dump --memory says what the module
 # keeps for it, with the module's own code: the decoder's index (only its
 # elements once the table is built) and the rule table (entry starts and
 # codes, block index, rules, spill list), in bytes asked for and in bytes
-# the allocator takes; and the section's size ("sframe"), which the
-# module frees once it has the table.  Next to them .eh_frame +
-# .eh_frame_hdr, and the ratios; then the sum over the set.  The
-# structures around each array (the sidecar's, a region per mapping) are
-# a few hundred bytes per file and not in the table; bench_walk.sh
-# measures them in a guest.
+# the allocator takes; and the section's size ("sframe"), which the module
+# frees once it has the table.  Next to them .eh_frame + .eh_frame_hdr,
+# and the ratios; then the sum over the set.  The structures around each
+# array (the sidecar's, a region per mapping) are a few hundred bytes per
+# file and not in the table; bench_walk.sh measures them in a guest.
 set -u
 
 prog=memory
@@ -75,7 +74,7 @@ row() {
 
 	eh=$(( $(section_size "$f" .eh_frame) +
 	       $(section_size "$f" .eh_frame_hdr) ))
-	"$gen" --share-rows -o "$out/x.sframe" "$f" 2> /dev/null || {
+	"$gen" --share-rows --sp-word -o "$out/x.sframe" "$f" 2> /dev/null || {
 		say "sframe-gen failed on $f: left out"
 		return 0
 	}

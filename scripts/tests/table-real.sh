@@ -12,7 +12,7 @@
 # section's lookup; both are the same library code on the host.  For
 # Debian's libc, python3, libcrypto and libstdc++ (x86-64) and the libc
 # and libstdc++ of Debian's arm64 and s390x cross packages, sframe-gen
-# makes the sidecar sframectl would register (--share-rows) and
+# makes the sidecar sframectl would register (--share-rows --sp-word) and
 # sframe-dump --check-table compares the table's rule with the lookup's
 # at every address of the text.  A file whose table has more distinct
 # rules than one-byte codes (a spill list) is among them, or the test
@@ -49,7 +49,7 @@ done
 spilled=0
 for f in "${files[@]}"; do
 	name=$f
-	if ! "$gen" --share-rows -o "$out/x.sframe" "$f" 2> "$out/gen.err"; then
+	if ! "$gen" --share-rows --sp-word -o "$out/x.sframe" "$f" 2> "$out/gen.err"; then
 		not_ok "$name: sframe-gen made no sidecar"
 		sed 's/^/# /' "$out/gen.err"
 		continue
