@@ -53,8 +53,11 @@
 #include "sframectl.h"
 
 #define CTL_CACHE_MAGIC		"SFUCACHE"
-/* 2: the writer and the digest of the file. */
-#define CTL_CACHE_FORMAT	2
+/*
+ * 2: the writer and the digest of the file.  3: sections may have the
+ * module's SP word (sframe-gen --sp-word), so entries of 2 are made again.
+ */
+#define CTL_CACHE_FORMAT	3
 #define CTL_CACHE_SUFFIX	".sframe"
 #define CTL_CACHE_VERSION_MAX	32
 /* DIR/<build-id>[.u<uid>].sframe */
