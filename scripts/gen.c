@@ -409,6 +409,8 @@ static enum gen_why gen_flex(const struct gen_arch *a,
 	s64 k = row->cfa.add;
 	enum gen_why why;
 
+	if (k && !m->sp_word)
+		return GEN_WHY_CFA_RULE;
 	gen_cfa_fold(&row->reg[GEN_RA], k, &ra_l);
 	gen_cfa_fold(&row->reg[GEN_FP], k, &fp_l);
 	why = gen_flex_pair(a, &row->cfa, GEN_ENT_CFA, &cfa.ctrl, &cfa.off);
@@ -420,8 +422,6 @@ static enum gen_why gen_flex(const struct gen_arch *a,
 		why = gen_flex_pair(a, &fp_l, GEN_ENT_FP, &fp.ctrl, &fp.off);
 	if (why)
 		return why;
-	if (k && !m->sp_word)
-		return GEN_WHY_CFA_RULE;
 	if (k)
 		return gen_flex_sp(a, k, &cfa, &ra, &fp, f);
 	/* RA where the header's fixed offset puts it needs no pair. */
