@@ -17,8 +17,9 @@
 #                             x86-64, the debug kernel and KUnit on arm64
 #                             and s390
 #
-# Every stage prints its own TAP and a "N passed, N failed" line; a stage
-# without one counts as one test, passed if it exited 0.  The run ends with
+# Every stage prints its own TAP and a "# NAME: N passed, N failed" line
+# (or several, which add up); a stage without one counts as one test,
+# passed if it exited 0.  The run ends with
 # a summary per stage and the total "N passed, N failed".
 set -uo pipefail
 
@@ -40,8 +41,10 @@ stage() {
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$log/$name.log"
 	rc=${PIPESTATUS[0]}
-	read -r p f < <(sed -n 's/.* \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed.*/\1 \2/p' \
-		"$log/$name.log" | tail -1)
+	# The stage's own summaries ("# NAME: N passed, N failed"), added
+	# up; those of the tests inside a guest ("# # ...") are in its own.
+	read -r p f < <(sed -n 's/^# [^ #][^:]*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' \
+		"$log/$name.log" | awk '{ p += $1; f += $2; n++ } END { if (n) print p, f }')
 	if [ -z "${p:-}" ]; then
 		p=0 f=0
 		if [ "$rc" -eq 0 ]; then p=1; else f=1; fi
