@@ -588,7 +588,7 @@ static void sfu_test_sp_word(struct kunit *test)
 	};
 	struct sfu_enc_fre row = { .base = SFRAME_BASE_REG_SP,
 				   .nr_words = SFU_FRE_MAX_WORDS,
-				   .ctrl_mask = 0x15,
+				   .ctrl_mask = SFU_TEST_FLEX_CTRL_WORDS,
 				   .words = { SP_BIT, 32, RA_CTRL, 0, RA_CTRL,
 					      -16, 8 } };
 	struct sfu_enc_fde fde = { .start = SFU_TEST_F_ROWS, .size = 0x10,

@@ -9,8 +9,6 @@
 #define NO_WORD		0x7fffffff
 #define MAX_FDES	8
 #define MAX_FRES	16
-/* A flexible row's control words: those of the CFA, RA and FP pairs. */
-#define FLEX_CTRL_WORDS	0x15
 
 struct sfu_test_build {
 	u8 version;
@@ -84,6 +82,25 @@ static void add_words(struct sfu_test_build *b, struct sfu_enc_fde *f,
 	f->nr_fres++;
 }
 
+/*
+ * A row with the module's SP word: CFA = *(sp + @slot), RA and FP saved
+ * at @ra and @fp from it, the caller's SP at CFA + @sp.
+ */
+static void add_sp_row(struct sfu_test_build *b, struct sfu_enc_fde *f,
+		       s32 slot, s32 ra, s32 fp, s32 sp)
+{
+	const s32 w[] = {
+		SFRAME_V3_FLEX_CTRL(sfu_abi_info(b->abi)->sp_reg, 1, 1) |
+		SFU_FLEX_CTRL_SP, cfa_word(b->abi, slot),
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), ra,
+		SFRAME_V3_FLEX_CTRL(0, 1, 0), fp,
+		sp,
+	};
+
+	f->fde_type = SFRAME_FDE_TYPE_FLEX;
+	add_words(b, f, w, ARRAY_SIZE(w), SFU_TEST_FLEX_CTRL_WORDS);
+}
+
 static void add_extra(struct sfu_test_build *b)
 {
 	static const s32 drap[] = {
@@ -104,14 +121,6 @@ static void add_extra(struct sfu_test_build *b)
 		0, SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(16),
 		SFRAME_V2_S390X_OFFSET_ENCODE_REGNUM(17),
 	};
-	/* The module's SP word: CFA = *(sp + 32) + 8, as OpenSSL saves it. */
-	const s32 sp_word[] = {
-		SFRAME_V3_FLEX_CTRL(sfu_abi_info(b->abi)->sp_reg, 1, 1) |
-		SFU_FLEX_CTRL_SP, cfa_word(b->abi, 32),
-		SFRAME_V3_FLEX_CTRL(0, 1, 0), 0,
-		SFRAME_V3_FLEX_CTRL(0, 1, 0), -16,
-		8,
-	};
 	bool s390 = b->abi == SFRAME_ABI_S390X_ENDIAN_BIG;
 	struct sfu_enc_fde *f;
 
@@ -124,12 +133,15 @@ static void add_extra(struct sfu_test_build *b)
 	f = add_fde(b, SFU_TEST_F_EXTRA, 0x20, SFRAME_FDE_TYPE_PCINC);
 	f->fde_type = SFRAME_FDE_TYPE_FLEX;
 	if (b->abi == SFRAME_ABI_AMD64_ENDIAN_LITTLE)
-		add_words(b, f, drap, ARRAY_SIZE(drap), 0x15);
+		add_words(b, f, drap, ARRAY_SIZE(drap),
+			  SFU_TEST_FLEX_CTRL_WORDS);
 	else if (s390)
-		add_words(b, f, s390_flex, ARRAY_SIZE(s390_flex), 0x15);
+		add_words(b, f, s390_flex, ARRAY_SIZE(s390_flex),
+			  SFU_TEST_FLEX_CTRL_WORDS);
 	else
 		add_words(b, f, arm_flex, ARRAY_SIZE(arm_flex), 0x5);
-	add_words(b, f, sp_word, ARRAY_SIZE(sp_word), FLEX_CTRL_WORDS);
+	/* The module's SP word: CFA = *(sp + 32) + 8, as OpenSSL saves it. */
+	add_sp_row(b, f, 32, 0, -16, 8);
 	b->fres[b->nr_fres - 1].start = SFU_TEST_SP_WORD;
 	f = add_fde(b, SFU_TEST_F_SIGNAL, 0x10, SFRAME_FDE_TYPE_PCINC);
 	f->signal = true;
@@ -397,25 +409,6 @@ free_arrays:
 	return len;
 }
 
-/*
- * sfu_test_frames_section()'s realigned frame: CFA = *(sp + SP_SLOT), RA
- * and FP relative to it, the caller's SP at CFA + SFU_TEST_SP_ADD.
- */
-static void add_realigned(struct sfu_test_build *b, struct sfu_enc_fde *f)
-{
-	s32 top = SFU_TEST_FRAME - SFU_TEST_SP_ADD;
-	const s32 w[] = {
-		SFRAME_V3_FLEX_CTRL(sfu_abi_info(b->abi)->sp_reg, 1, 1) |
-		SFU_FLEX_CTRL_SP, cfa_word(b->abi, SFU_TEST_SP_SLOT),
-		SFRAME_V3_FLEX_CTRL(0, 1, 0), sfu_test_ra_slot(b->abi) - top,
-		SFRAME_V3_FLEX_CTRL(0, 1, 0), sfu_test_fp_slot(b->abi) - top,
-		SFU_TEST_SP_ADD,
-	};
-
-	f->fde_type = SFRAME_FDE_TYPE_FLEX;
-	add_words(b, f, w, ARRAY_SIZE(w), FLEX_CTRL_WORDS);
-}
-
 /**
  * sfu_test_frames_section() - a V3 section for a synthetic call stack
  * @abi: ABI id
@@ -441,6 +434,8 @@ s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
 	static struct sfu_test_build b;
 	/* Caller's SP = CFA + the ABI's SP offset = SP + SFU_TEST_FRAME. */
 	s32 cfa = SFU_TEST_FRAME - sfu_abi_info(abi)->sp_off;
+	/* The realigned frame's CFA: its saved word, the caller's SP less. */
+	s32 realigned_cfa = SFU_TEST_FRAME - SFU_TEST_SP_ADD;
 	struct sfu_enc_params p;
 	struct sfu_enc_fde *f;
 	u32 i;
@@ -459,7 +454,10 @@ s64 sfu_test_frames_section(u8 abi, u64 text, u32 nr_funcs, u8 *buf,
 			continue;
 		}
 		if (i == SFU_TEST_REALIGNED) {
-			add_realigned(&b, f);
+			add_sp_row(&b, f, SFU_TEST_SP_SLOT,
+				   sfu_test_ra_slot(abi) - realigned_cfa,
+				   sfu_test_fp_slot(abi) - realigned_cfa,
+				   SFU_TEST_SP_ADD);
 			continue;
 		}
 		add_row(&b, f, 0, SFRAME_BASE_REG_SP, cfa,

@@ -17,6 +17,8 @@
 #define SFU_TEST_F_LAST		0x1100	/* outermost (V2, V3) */
 #define SFU_TEST_F_EXTRA	0x1200	/* V3 flex, or s390x V2 regs */
 #define SFU_TEST_SP_WORD	0x10	/* V3: its row with the SP word */
+/* A flexible row's control words: those of the CFA, RA and FP pairs. */
+#define SFU_TEST_FLEX_CTRL_WORDS	0x15
 #define SFU_TEST_F_SIGNAL	0x1300	/* V3: no rows, signal bit */
 #define SFU_TEST_F_EMPTY	0x1310	/* V3: no rows */
 #define SFU_TEST_F_BIG		0x1400	/* 4-byte FRE starts and words */

@@ -386,8 +386,8 @@ static enum gen_why gen_flex_sp(const struct gen_arch *a, s64 k,
 {
 	s64 sp = k + sfu_abi_info(a->abi)->sp_off;
 
-	/* A default the header fixes would be taken from the wrong CFA. */
-	if ((!ra->ctrl && a->fixed_ra) || (!fp->ctrl && a->fixed_fp))
+	/* A default RA the header fixes would be taken from the wrong CFA. */
+	if (!ra->ctrl && a->fixed_ra)
 		return GEN_WHY_CFA_RULE;
 	if (!gen_fits_s32(sp))
 		return GEN_WHY_CFA_RANGE;
