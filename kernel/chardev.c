@@ -24,6 +24,7 @@
 
 #include "compat.h"
 #include "chardev.h"
+#include "firstmap.h"
 #include "quota.h"
 #include "registry.h"
 #include "scan.h"
@@ -33,7 +34,10 @@
 #define SFU_REGION_SIZE_VER0	sizeof(struct sframe_unwind_region)
 #define SFU_FILE_SIZE_VER0	sizeof(struct sframe_unwind_file)
 #define SFU_QUERY_SIZE_VER0	sizeof(struct sframe_unwind_query)
-#define SFU_FILE_FLAGS		(SFRAME_UNWIND_REPLACE | SFRAME_UNWIND_BY_BUILD_ID)
+#define SFU_LISTEN_SIZE_VER0	sizeof(struct sframe_unwind_listen)
+#define SFU_FILE_FLAGS		(SFRAME_UNWIND_REPLACE | \
+				 SFRAME_UNWIND_BY_BUILD_ID | \
+				 SFRAME_UNWIND_NO_SECTION)
 /* Most sidecars one LIST_FILES copies (the kernel buffer is this big). */
 #define SFU_LIST_FILES_MAX	65536
 /* Room for the size field itself. */
@@ -206,9 +210,22 @@ static int sfu_sidecar_add_scan(struct file *file,
 	int ret;
 
 	ret = sfu_sidecar_add(file, a, u64_to_user_ptr(a->sframe_ptr));
-	if (!ret)
+	if (!ret) {
+		sfu_first_map_added(file);
 		sfu_scan_file(file_inode(file));
+	}
 	return ret;
+}
+
+/* ADD_FILE with SFRAME_UNWIND_NO_SECTION: the daemon gives up on it. */
+static int sfu_no_section(struct file *file,
+			  const struct sframe_unwind_file *a)
+{
+	if (a->flags != SFRAME_UNWIND_NO_SECTION || a->sframe_ptr ||
+	    a->sframe_len || a->sframe_vaddr || a->build_id_len)
+		return -EINVAL;
+	sfu_first_map_failed(file);
+	return 0;
 }
 
 static long sfu_ioc_file(const void __user *uarg, bool add)
@@ -225,8 +242,12 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	if ((a.flags & ~SFU_FILE_FLAGS) || a.reserved ||
 	    a.build_id_len > SFRAME_UNWIND_BUILD_ID_MAX)
 		return -EINVAL;
-	if (add && !sfu_user_range_ok(a.sframe_ptr, a.sframe_len))
+	if (a.flags & SFRAME_UNWIND_NO_SECTION) {
+		if (!add)
+			return -EINVAL;
+	} else if (add && !sfu_user_range_ok(a.sframe_ptr, a.sframe_len)) {
 		return -EINVAL;
+	}
 	if (a.flags & SFRAME_UNWIND_BY_BUILD_ID) {
 		if (add || !a.build_id_len)
 			return -EINVAL;
@@ -238,12 +259,30 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	if (!(file->f_mode & FMODE_READ) ||
 	    !S_ISREG(file_inode(file)->i_mode))
 		ret = -EBADF;
+	else if (add && (a.flags & SFRAME_UNWIND_NO_SECTION))
+		ret = sfu_no_section(file, &a);
 	else if (add)
 		ret = sfu_sidecar_add_scan(file, &a);
 	else
 		ret = sfu_sidecar_del(file);
 	fput(file);
 	return ret;
+}
+
+/* LISTEN: a daemon answers the nosframe event (firstmap.c). */
+static long sfu_ioc_listen(const void __user *uarg)
+{
+	struct sframe_unwind_listen a;
+	int ret;
+
+	if (!sfu_may_manage_files())
+		return -EPERM;
+	ret = sfu_get_arg(&a, sizeof(a), SFU_LISTEN_SIZE_VER0, uarg);
+	if (ret)
+		return ret;
+	if (a.flags || a.reserved)
+		return -EINVAL;
+	return sfu_first_map_listen(a.lease_ms);
 }
 
 /* LIST_FILES: the sidecars, copied through a kernel buffer. */
@@ -406,6 +445,8 @@ static long sfu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return sfu_ioc_query(uarg);
 	case _IOC_NR(SFRAME_UNWIND_IOC_LIST_FILES):
 		return sfu_ioc_list_files(uarg);
+	case _IOC_NR(SFRAME_UNWIND_IOC_LISTEN):
+		return sfu_ioc_listen(uarg);
 	}
 	return -ENOTTY;
 }

@@ -19,6 +19,7 @@
 #include "debugfs.h"
 #include "deferred.h"
 #include "filecache.h"
+#include "firstmap.h"
 #include "hooks.h"
 #include "redirect.h"
 #include "registry.h"
@@ -74,6 +75,7 @@ exit_hooks:
 	sfu_hooks_exit();
 teardown_deferred:
 	sfu_deferred_stop();
+	sfu_first_map_stop();
 	sfu_twork_drain();
 	sfu_deferred_teardown();
 exit_registry:
@@ -95,6 +97,7 @@ static void __exit sfu_exit(void)
 	sfu_chardev_exit();
 	sfu_hooks_exit();
 	sfu_deferred_stop();
+	sfu_first_map_stop();
 	sfu_twork_drain();
 	sfu_deferred_teardown();
 	sfu_registry_exit();

@@ -24,6 +24,7 @@
 #include "compat.h"
 #include "elf.h"
 #include "filecache.h"
+#include "firstmap.h"
 #include "mapping.h"
 #include "mem.h"
 #include "registry.h"
@@ -205,9 +206,11 @@ static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
 
 /*
  * Build the region for the mapping @v: NULL if the file carries no SFrame
- * (and has no sidecar), an ERR_PTR if it does but it was refused.
+ * (and has no sidecar), an ERR_PTR if it does but it was refused.  If
+ * @may_wait, a file without either may wait for its sidecar (firstmap.c).
  */
-static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
+static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v,
+					 bool may_wait)
 {
 	struct inode *inode = file_inode(v->file);
 	const Elf64_Phdr *text, *sf;
@@ -230,8 +233,11 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
 						     inode->i_sb->s_dev,
 						     inode->i_ino);
-			goto free_phdrs;
+			if (may_wait)
+				blob = sfu_first_map_wait(v->file);
 		}
+		if (!blob)
+			goto free_phdrs;
 	}
 	bias = sfu_vma_bias(v, text);
 	r = sfu_region_new(v, text, bias, sf ? SFRAME_UNWIND_SRC_ELF :
@@ -336,6 +342,8 @@ static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
  * @mm: the address space; the caller holds a user reference
  * @owner: a task of @mm, named in listings
  * @addr: an address in an executable file mapping of @mm
+ * @wait: called by the mapping task on its way back to user space: a file
+ *	without SFrame may wait for its sidecar (firstmap.c)
  *
  * May sleep.  Takes the mmap lock itself: reads the mapping under it,
  * builds the region without it, then inserts the region under it again if
@@ -344,7 +352,7 @@ static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
  * Return: 0 or a negative error code.
  */
 int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
-			 unsigned long addr)
+			 unsigned long addr, bool wait)
 {
 	struct vm_area_struct *vma;
 	struct sfu_region *r;
@@ -383,7 +391,7 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	if (IS_ERR(smm))
 		goto put_file;
 
-	r = sfu_region_for(&v);
+	r = sfu_region_for(&v, wait);
 	if (IS_ERR_OR_NULL(r)) {
 		ret = PTR_ERR_OR_ZERO(r);
 		goto put_file;

@@ -13,6 +13,6 @@ struct vm_area_struct;
 
 bool sfu_mapping_register_now(struct vm_area_struct *vma);
 int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
-			 unsigned long addr);
+			 unsigned long addr, bool wait);
 
 #endif /* _SFU_MAPPING_H */

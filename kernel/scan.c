@@ -66,7 +66,7 @@ static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 	for (i = 0; i < n; i++) {
 		if (fatal_signal_pending(current))
 			break;
-		sfu_mapping_register(mm, owner, starts[i]);
+		sfu_mapping_register(mm, owner, starts[i], false);
 	}
 	kvfree(starts);
 	if (!inode)

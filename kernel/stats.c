@@ -58,6 +58,9 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_REFUSED_USER_JIT]	= "refused_user_jit",
 	[SFU_STAT_REFUSED_JIT_RESERVE]	= "refused_jit_reserve",
 	[SFU_STAT_SIDECARS_GONE]	= "sidecars_gone",
+	[SFU_STAT_FIRST_MAP_WAITS]	= "first_map_waits",
+	[SFU_STAT_FIRST_MAP_ANSWERED]	= "first_map_answered",
+	[SFU_STAT_FIRST_MAP_TIMEOUTS]	= "first_map_timeouts",
 };
 
 /**

@@ -98,7 +98,7 @@
 #define KADDR_DIRECT	0xffff888000000000ull
 #define KADDR_TEXT	0xffffffff81000000ull
 #define NONCANONICAL	0x8000000000000000ull
-#define NR_MAGIC_CMDS	6
+#define NR_MAGIC_CMDS	7
 /* Answers are counted per errno up to this one (and above it as it). */
 #define MAX_ERRNO	127
 #define COMPAT_PROG	"/selftests/ioctl_fuzz32"
@@ -311,6 +311,9 @@ static const int err_query[] = { ESRCH, EACCES, ENOMEM, 0 };
 
 static const int err_list[] = { EPERM, ENOMEM, 0 };
 
+/* privileges: a lease too long is EINVAL (err_common) */
+static const int err_listen[] = { EPERM, 0 };
+
 static bool in_set(const int *set, int err)
 {
 	for (; *set; set++)
@@ -347,6 +350,8 @@ static bool errno_allowed(unsigned int nr, int err)
 		return in_set(err_common, err) || in_set(err_query, err);
 	case _IOC_NR(SFRAME_UNWIND_IOC_LIST_FILES):
 		return in_set(err_common, err) || in_set(err_list, err);
+	case _IOC_NR(SFRAME_UNWIND_IOC_LISTEN):
+		return in_set(err_common, err) || in_set(err_listen, err);
 	}
 	return false;
 }
@@ -355,7 +360,8 @@ static bool privileged_nr(unsigned int nr)
 {
 	return nr == _IOC_NR(SFRAME_UNWIND_IOC_ADD_FILE) ||
 	       nr == _IOC_NR(SFRAME_UNWIND_IOC_DEL_FILE) ||
-	       nr == _IOC_NR(SFRAME_UNWIND_IOC_LIST_FILES);
+	       nr == _IOC_NR(SFRAME_UNWIND_IOC_LIST_FILES) ||
+	       nr == _IOC_NR(SFRAME_UNWIND_IOC_LISTEN);
 }
 
 /*
@@ -404,6 +410,7 @@ static const unsigned int real_cmds[] = {
 	SFRAME_UNWIND_IOC_ADD, SFRAME_UNWIND_IOC_DEL,
 	SFRAME_UNWIND_IOC_ADD_FILE, SFRAME_UNWIND_IOC_DEL_FILE,
 	SFRAME_UNWIND_IOC_QUERY, SFRAME_UNWIND_IOC_LIST_FILES,
+	SFRAME_UNWIND_IOC_LISTEN,
 };
 
 /*
@@ -1814,12 +1821,14 @@ static void print_answers(void)
 {
 	static const char *const names[] = {
 		"unknown", "ADD", "DEL", "ADD_FILE", "DEL_FILE", "QUERY",
-		"LIST_FILES",
+		"LIST_FILES", "LISTEN",
 	};
 	unsigned int nr, e;
 	char line[512];
 	size_t at;
 
+	_Static_assert(ARRAY_SIZE(names) == NR_MAGIC_CMDS + 1,
+		       "a name for every command");
 	for (nr = 0; nr <= NR_MAGIC_CMDS; nr++) {
 		at = snprintf(line, sizeof(line), "%s:", names[nr]);
 		for (e = 0; e <= MAX_ERRNO && at < sizeof(line); e++) {

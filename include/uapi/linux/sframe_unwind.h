@@ -40,6 +40,13 @@
 #define SFRAME_UNWIND_REPLACE		(1U << 0)	/* grow or shrink */
 /* sframe_unwind_file.flags, DEL_FILE only: by build-id, not by fd */
 #define SFRAME_UNWIND_BY_BUILD_ID	(1U << 1)
+/*
+ * sframe_unwind_file.flags, ADD_FILE only: no section can be made for the
+ * file; tasks waiting at its first mapping go on, and later mappings do
+ * not wait for it (struct sframe_unwind_listen).  The section fields must
+ * be zero.
+ */
+#define SFRAME_UNWIND_NO_SECTION	(1U << 2)
 
 /**
  * struct sframe_unwind_region - a section for a text range of the caller
@@ -185,6 +192,28 @@ struct sframe_unwind_sidecar {
 	__u32 reserved[2];
 };
 
+/**
+ * struct sframe_unwind_listen - a daemon answers the nosframe event
+ * @size: sizeof(struct sframe_unwind_listen)
+ * @flags: must be zero
+ * @lease_ms: for how long from now (at most 60000); 0 ends the lease
+ * @reserved: must be zero
+ *
+ * While a lease runs and the trace event sframe_unwind_nosframe is on, a
+ * task that maps an executable file with neither SFrame nor a sidecar
+ * waits on its way back to user space until the file's sidecar comes
+ * (ADD_FILE), the daemon gives up on it (ADD_FILE with
+ * SFRAME_UNWIND_NO_SECTION), or the module parameter first_map_wait_ms
+ * has passed.  A daemon renews its lease well before it ends, so that
+ * one that dies holds no task for long.
+ */
+struct sframe_unwind_listen {
+	__u32 size;
+	__u32 flags;
+	__u32 lease_ms;
+	__u32 reserved;
+};
+
 #define SFRAME_UNWIND_IOC_MAGIC		0xb6
 
 #define SFRAME_UNWIND_IOC_ADD		_IOW(SFRAME_UNWIND_IOC_MAGIC, 1, \
@@ -199,5 +228,7 @@ struct sframe_unwind_sidecar {
 					      struct sframe_unwind_query)
 #define SFRAME_UNWIND_IOC_LIST_FILES	_IOWR(SFRAME_UNWIND_IOC_MAGIC, 6, \
 					      struct sframe_unwind_query)
+#define SFRAME_UNWIND_IOC_LISTEN	_IOW(SFRAME_UNWIND_IOC_MAGIC, 7, \
+					     struct sframe_unwind_listen)
 
 #endif /* _UAPI_LINUX_SFRAME_UNWIND_H */

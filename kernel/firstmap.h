@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wait at a file's first mapping for the daemon's sidecar (firstmap.c).
+ */
+#ifndef _SFU_FIRSTMAP_H
+#define _SFU_FIRSTMAP_H
+
+#include <linux/types.h>
+
+struct file;
+struct sfu_blob;
+
+int sfu_first_map_listen(u32 lease_ms);
+void sfu_first_map_failed(struct file *file);
+void sfu_first_map_added(struct file *file);
+struct sfu_blob *sfu_first_map_wait(struct file *file);
+void sfu_first_map_stop(void);
+
+#endif /* _SFU_FIRSTMAP_H */
