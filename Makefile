@@ -73,7 +73,7 @@ CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-core.c \
 		   scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
-		   scripts/sframectl-fuse.c \
+		   scripts/sframectl-fuse.c scripts/sframectl-warm.c \
 		   scripts/sha256.c $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   include/uapi/linux/sframe_unwind.h \
@@ -242,9 +242,11 @@ install: all man
 	install -m 755 scripts/sframectl $(DESTDIR)$(sbindir)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man1
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man8
-	sed 's|/usr/local/sbin/sframectl|$(sbindir)/sframectl|' \
-		scripts/systemd/sframectl.service > $(DESTDIR)$(unitdir)/sframectl.service
-	chmod 644 $(DESTDIR)$(unitdir)/sframectl.service
+	for u in sframectl.service sframectl-warm.service; do \
+		sed 's|/usr/local/sbin/sframectl|$(sbindir)/sframectl|' \
+			scripts/systemd/$$u > $(DESTDIR)$(unitdir)/$$u && \
+		chmod 644 $(DESTDIR)$(unitdir)/$$u || exit 1; \
+	done
 
 # The module's source tree, Kbuild, kernel/, lib/ and include/, copied to
 # MODULE_SRC: what DKMS and the QEMU harness build the module from.

@@ -259,12 +259,33 @@ installed_files() {
 		 /usr/share/man/man1/sframe-gen.1.gz \
 		 /usr/share/man/man1/sframe-dump.1.gz \
 		 /lib/systemd/system/sframectl.service \
+		 /lib/systemd/system/sframectl-warm.service \
 		 /usr/lib/modules-load.d/sframe-unwind.conf \
 		 /etc/modprobe.d/sframe-unwind.conf; do
 		[ -f "$chr$f" ] || { echo "# no $f"; return 1; }
 	done
 	grep -qx 'ExecStart=/usr/sbin/sframectl daemon' \
-		"$chr/lib/systemd/system/sframectl.service"
+		"$chr/lib/systemd/system/sframectl.service" &&
+		grep -q '^ExecStart=/usr/sbin/sframectl warm /usr/bin ' \
+			"$chr/lib/systemd/system/sframectl-warm.service"
+}
+
+# deb_triggers DEB: its control files declare the file triggers.
+deb_triggers() {
+	local t
+
+	t=$(dpkg-deb --ctrl-tarfile "$1" | tar -xOf - ./triggers) || return 1
+	echo "$t" | grep -qx 'interest-noawait /usr/bin' &&
+		echo "$t" | grep -qx 'interest-noawait /usr/lib'
+}
+
+# A file under /usr/lib changed: dpkg runs the tools package's trigger,
+# whose postinst succeeds (without systemd it starts nothing).
+trigger_runs() {
+	in_chroot dpkg-trigger --no-await /usr/lib &&
+		in_chroot dpkg --triggers-only --pending > "$out/trigger.log" 2>&1 ||
+		{ sed 's/^/#   /' "$out/trigger.log"; return 1; }
+	grep -q 'Processing triggers for sframe-unwind-tools' "$out/trigger.log"
 }
 
 # cross_build ARCH KVER: the source the package installed builds for ARCH.
@@ -343,7 +364,10 @@ check_all() {
 	tap_check "sframe-unwind-tools holds the tools, manual pages and unit" \
 		deb_has "$out/sframe-unwind-tools_${version}_$(dpkg --print-architecture).deb" \
 		/usr/sbin/sframectl /usr/bin/sframe-gen /usr/bin/sframe-dump \
-		/usr/share/man/man8/sframectl.8.gz /lib/systemd/system/sframectl.service
+		/usr/share/man/man8/sframectl.8.gz /lib/systemd/system/sframectl.service \
+		/lib/systemd/system/sframectl-warm.service
+	tap_check "sframe-unwind-tools has file triggers on /usr/bin and /usr/lib" \
+		deb_triggers "$out/sframe-unwind-tools_${version}_$(dpkg --print-architecture).deb"
 	tap_check "sframe-unwind-dkms holds the source, dkms.conf and load config" \
 		deb_has "$out/sframe-unwind-dkms_${version}_all.deb" \
 		"/usr/src/sframe-unwind-$version/Kbuild" \
@@ -383,8 +407,10 @@ check_suite() {
 			dkms_built "$abi"
 	done < "$base/.complete"
 	tap_check "$suite: the tools run in the chroot" tools_work
-	tap_check "$suite: manual pages, unit, modules-load.d and modprobe.d installed" \
+	tap_check "$suite: manual pages, units, modules-load.d and modprobe.d installed" \
 		installed_files
+	tap_check "$suite: a change under /usr/lib runs sframe-unwind-tools' trigger" \
+		trigger_runs
 	if [ "$suite" = bookworm ]; then
 		tap_check "the packaged source builds for arm64 6.12" \
 			cross_build arm64 6.12

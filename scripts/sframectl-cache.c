@@ -296,8 +296,15 @@ static bool ctl_cache_file_digest(struct ctl_cache_file *f)
 	return f->cacheable;
 }
 
-/* Does @buf hold a section of this machine that the decoder accepts? */
-static bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
+/**
+ * ctl_cache_section_ok() - does the decoder accept a section of this machine
+ * @buf: the section
+ * @len: its length
+ * @vaddr: its link-time address
+ *
+ * Return: true if it does.
+ */
+bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
 {
 	struct sfu_section sec;
 	int ret;

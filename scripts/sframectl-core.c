@@ -382,6 +382,17 @@ int ctl_drop_file(int dev, int fd)
 			      NULL, 0, 0);
 }
 
+/*
+ * The daemon's workers tell the module that the file open at @fd gets no
+ * section, so that no task waits for it (SFRAME_UNWIND_NO_SECTION).
+ */
+static void ctl_say_failed(const struct ctl_ctx *ctx, int fd)
+{
+	if (ctx->say_failed)
+		ctl_file_ioctl(ctx->dev, SFRAME_UNWIND_IOC_ADD_FILE, fd,
+			       SFRAME_UNWIND_NO_SECTION, NULL, NULL, 0, 0);
+}
+
 /**
  * ctl_add_one() - generate and register a sidecar
  * @ctx: the device, the cache and the child's deadline
@@ -421,6 +432,7 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 	if (ret) {
 		fprintf(stderr, "%s: %s: no section made (see above)\n",
 			ctl_prog, name);
+		ctl_say_failed(ctx, fd);
 		goto close_fd;
 	}
 	ret = ctl_file_ioctl(ctx->dev, SFRAME_UNWIND_IOC_ADD_FILE, fd, flags,
@@ -434,6 +446,7 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 		res = CTL_ALREADY;
 	} else if (ret) {
 		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name, ctl_why(-ret));
+		ctl_say_failed(ctx, fd);
 	} else {
 		printf("%s: registered %" PRIu64 " bytes of SFrame V3\n", name,
 		       t.len);
@@ -442,5 +455,45 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 close_fd:
 	if (fd >= 0)
 		close(fd);
+	return res;
+}
+
+/**
+ * ctl_warm_one() - make a file's section and store it in the cache only
+ * @ctx: the cache (open) and the child's deadline; no device
+ * @path: the file
+ *
+ * The section is checked with the module's decoder, since no module takes
+ * it first (sframectl-warm.c).
+ *
+ * Return: CTL_ADDED (stored), CTL_ALREADY (the cache has it),
+ * CTL_HAS_SFRAME, CTL_UNCACHED (a file the cache does not keep: no
+ * build-id, or others may write it), CTL_BUSY or CTL_FAILED.
+ */
+enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, const char *path)
+{
+	int fd = ctl_open_file(path);
+	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd };
+	enum ctl_result res = CTL_FAILED;
+	unsigned int stores = ctx->cache.stores;
+	int ret;
+
+	if (fd < 0)
+		return errno == EWOULDBLOCK ? CTL_BUSY : CTL_FAILED;
+	ret = ctl_generate(&t, fd, path);
+	if (ret == -EEXIST) {
+		res = CTL_HAS_SFRAME;
+	} else if (!ret && t.cf.hit) {
+		res = CTL_ALREADY;
+	} else if (!ret && !ctl_cache_section_ok(t.buf, t.len, t.vaddr)) {
+		fprintf(stderr, "%s: %s: the decoder refuses the section made\n",
+			ctl_prog, path);
+	} else if (!ret) {
+		ctl_cache_store(&ctx->cache, &t.cf, t.id.bytes, t.id.len,
+				t.buf, t.len, t.vaddr);
+		res = ctx->cache.stores != stores ? CTL_ADDED : CTL_UNCACHED;
+	}
+	free(t.buf);
+	close(fd);
 	return res;
 }

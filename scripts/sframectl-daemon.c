@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +57,14 @@
 #define CTL_P99			0.99
 /* What the daemon polls. */
 enum { CTL_PFD_TRACE, CTL_PFD_SIGNAL, CTL_PFD_WORKERS, CTL_PFDS };
+#define CTL_BUFFER_PERCENT	CTL_INSTANCE "/buffer_percent"
+/*
+ * The lease the daemon takes on the module's wait at first mapping
+ * (SFRAME_UNWIND_IOC_LISTEN), and how often it renews it: a daemon that
+ * dies holds tasks for CTL_LEASE_MS at most.
+ */
+#define CTL_LEASE_MS		3000
+#define CTL_LEASE_RENEW_S	1.0
 /* The fewest seconds between two syncs for lost events. */
 #define CTL_SYNC_GAP_S		10
 /*
@@ -83,6 +92,7 @@ struct ctl_state {
 	double last_sync;	/* ctl_now() at the last sync */
 	bool lost;		/* reported by the last read */
 	bool sync_due;		/* a sync is owed for lost events */
+	double lease_renew;	/* ctl_now() when the lease is renewed */
 };
 
 /**
@@ -110,10 +120,10 @@ static void ctl_full_sync(struct ctl_state *st)
 	st->ctl->dev = -1;
 }
 
-/* Write @val to the event's enable file; false if there is none. */
-static bool ctl_event_set(const char *val)
+/* Write @val to the instance's file @path; false if it cannot. */
+static bool ctl_write_file(const char *path, const char *val)
 {
-	int fd = open(CTL_ENABLE, O_WRONLY | O_CLOEXEC);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	bool ok;
 
 	if (fd < 0)
@@ -121,6 +131,12 @@ static bool ctl_event_set(const char *val)
 	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
 	close(fd);
 	return ok;
+}
+
+/* Write @val to the event's enable file; false if there is none. */
+static bool ctl_event_set(const char *val)
+{
+	return ctl_write_file(CTL_ENABLE, val);
 }
 
 /* Is the event there and on? */
@@ -135,6 +151,33 @@ static bool ctl_event_on(void)
 		c = '0';
 	close(fd);
 	return c == '1';
+}
+
+/*
+ * Take (or end, @ms 0) the lease on the module's wait at first mapping:
+ * tasks that map a file without SFrame wait for its sidecar while it
+ * runs.  A module without it (ENOTTY) or without the device: nothing.
+ */
+static void ctl_lease(unsigned int ms)
+{
+	struct sframe_unwind_listen a = { .size = sizeof(a), .lease_ms = ms };
+	int dev = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (dev < 0)
+		return;
+	ioctl(dev, SFRAME_UNWIND_IOC_LISTEN, &a);
+	close(dev);
+}
+
+/* Renew the lease once every CTL_LEASE_RENEW_S, while the event is on. */
+static void ctl_lease_renew(struct ctl_state *st)
+{
+	double now = ctl_now();
+
+	if (now < st->lease_renew)
+		return;
+	ctl_lease(CTL_LEASE_MS);
+	st->lease_renew = now + CTL_LEASE_RENEW_S;
 }
 
 /* The module is (back): turn the event on, then cover what runs. */
@@ -155,6 +198,9 @@ static void ctl_resume(struct ctl_state *st)
 	}
 	printf("daemon: module present, event on; syncing\n");
 	fflush(stdout);
+	/* A new module: the lease first, so that no first mapping is missed. */
+	st->lease_renew = 0;
+	ctl_lease_renew(st);
 	ctl_full_sync(st);
 }
 
@@ -367,6 +413,14 @@ static int ctl_instance(void)
 				ctl_prog, CTL_CLOCK);
 		close(fd);
 	}
+	/*
+	 * poll() on trace_pipe waits for the buffer to fill up to
+	 * buffer_percent (half, by default) on kernels that honour it:
+	 * every event at once instead, since a task may wait for it.
+	 */
+	if (!ctl_write_file(CTL_BUFFER_PERCENT, "0"))
+		fprintf(stderr, "%s: %s: cannot set it; events may come late\n",
+			ctl_prog, CTL_BUFFER_PERCENT);
 	return open(CTL_PIPE, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
 
@@ -413,6 +467,7 @@ int ctl_daemon(struct ctl_ctx *ctx)
 		if (!ctl_event_on())
 			ctl_resume(&st);
 		ctl_sync_if_due(&st);
+		ctl_lease_renew(&st);
 		ctl_pool_reap(&st.pool);
 		if (poll(pfd, CTL_PFDS, CTL_POLL_MS) <= 0)
 			continue;
@@ -421,6 +476,7 @@ int ctl_daemon(struct ctl_ctx *ctx)
 		if (pfd[CTL_PFD_TRACE].revents)
 			ctl_drain(pfd[CTL_PFD_TRACE].fd, buf, &len, &st);
 	}
+	ctl_lease(0);
 	ctl_pool_stop(&st.pool);
 	ctl_event_set("0");
 	close(pfd[CTL_PFD_TRACE].fd);

@@ -120,6 +120,7 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	char path[CTL_MAPPED_MAX];
 
 	ctl.dev = ctl_open_dev();
+	ctl.say_failed = true;
 	if (j->fd >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
 	else

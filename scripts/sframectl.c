@@ -13,6 +13,9 @@
  *   sframectl daemon                   sync, then add every file that is
  *                                      mapped without SFrame from then on
  *                                      (sframectl-daemon.c)
+ *   sframectl warm PATH...             make the sections of the ELF files
+ *                                      under PATH into the cache, ahead of
+ *                                      use (sframectl-warm.c)
  *   sframectl list [-p PID] [--json]   what is registered for a process
  *                                      (default: sframectl itself)
  *   sframectl list --sidecars [--json] every sidecar the module keeps
@@ -52,6 +55,8 @@ static void ctl_print_usage(FILE *f)
 	      "       sframectl sync [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
 	      "       sframectl daemon [--cache DIR | --no-cache] [--cache-max SIZE]\n"
 	      "                        [--child-timeout SECONDS]\n"
+	      "       sframectl warm [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
+	      "                      PATH...\n"
 	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
 }
@@ -381,8 +386,8 @@ static u64 ctl_parse_size(const char *arg)
  * of sync and daemon; the cache is on by default (in CTL_CACHE_DIR) for
  * the daemon only.
  */
-static void ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
-			   bool on)
+static int ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
+			  bool on, bool paths)
 {
 	static const struct option opts[] = {
 		{ "cache", required_argument, NULL, 'c' },
@@ -411,10 +416,11 @@ static void ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
 			ctl_usage();
 		}
 	}
-	if (optind != argc)
+	if (paths ? optind == argc : optind != argc)
 		ctl_usage();
 	if (on)
 		ctl_cache_open(&ctx->cache, dir, max);
+	return optind;
 }
 
 int main(int argc, char **argv)
@@ -422,7 +428,7 @@ int main(int argc, char **argv)
 	struct ctl_seen seen = { 0 };
 	struct ctl_ctx ctx;
 	const char *cmd;
-	int ret;
+	int i, ret;
 
 	if (argc < 2)
 		ctl_usage();
@@ -439,8 +445,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "daemon")) {
-		ctl_cache_args(&ctx, argc - 1, argv + 1, true);
+		ctl_cache_args(&ctx, argc - 1, argv + 1, true, false);
 		ret = ctl_daemon(&ctx);
+		ctl_cache_close(&ctx.cache);
+		return ret;
+	}
+	if (!strcmp(cmd, "warm")) {
+		i = ctl_cache_args(&ctx, argc - 1, argv + 1, true, true);
+		ret = ctl_warm(&ctx, argv + 1 + i, argc - 1 - i);
 		ctl_cache_close(&ctx.cache);
 		return ret;
 	}
@@ -455,7 +467,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "del"))
 		ret = ctl_del(ctx.dev, argc - 1, argv + 1);
 	else if (!strcmp(cmd, "sync")) {
-		ctl_cache_args(&ctx, argc - 1, argv + 1, false);
+		ctl_cache_args(&ctx, argc - 1, argv + 1, false, false);
 		ret = ctl_sync(&ctx, &seen);
 	} else
 		ret = ctl_list(ctx.dev, argc - 1, argv + 1);

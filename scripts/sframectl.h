@@ -131,6 +131,11 @@ struct ctl_ctx {
 	int dev;			/* the module's device, or -1 */
 	struct ctl_cache cache;
 	unsigned int child_timeout_s;	/* --child-timeout */
+	/*
+	 * The daemon's: tell the module of a file no section can be made
+	 * for, so that no task waits for it (SFRAME_UNWIND_NO_SECTION).
+	 */
+	bool say_failed;
 };
 
 /* The parsing child the parent waits for, and until when. */
@@ -155,9 +160,12 @@ struct ctl_cache_file {
 	u8 digest[SHA256_DIGEST_SIZE];	/* of its contents */
 };
 
-/* CTL_BUSY: leased by its owner; to be tried again, not remembered. */
+/*
+ * CTL_BUSY: leased by its owner; to be tried again, not remembered.
+ * CTL_UNCACHED (warm only): made, but not a file the cache keeps.
+ */
 enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED,
-		  CTL_BUSY };
+		  CTL_BUSY, CTL_UNCACHED };
 
 struct ctl_tally {
 	unsigned int added, own, already, failed;
@@ -170,6 +178,8 @@ const char *ctl_why(int err);
 int ctl_drop_file(int dev, int fd);
 enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			    const char *name, u32 flags, bool quiet);
+enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, const char *path);
+int ctl_warm(struct ctl_ctx *ctx, char **paths, int nr);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);
@@ -203,5 +213,6 @@ int ctl_cache_load(struct ctl_cache *c, struct ctl_cache_file *f,
 void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
 		     const u8 *id, size_t id_len, const u8 *buf, u64 len,
 		     u64 vaddr);
+bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr);
 
 #endif /* _SCRIPTS_SFRAMECTL_H */

@@ -7,6 +7,10 @@
 # (Documentation/man/) builds and names every option of the usage.
 # sframe-gen --embed refuses a program whose PT_LOAD fields overflow when
 # added or rounded up, with an error and without a crash (also with ASan).
+# sframectl warm fills a cache without the module: the sections of the
+# ELF files of a directory, once; a file with SFrame of its own counted
+# apart; a path that is not there, or a cache that is not root's alone,
+# fail.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 make -s -C "$root" all || exit 1
@@ -140,5 +144,48 @@ else
 		tap_check "sframe-gen --embed (ASan) refuses a PT_LOAD where ${t#*:}" \
 			embed_refuses "$asan" "$tmp/asan$i"
 	done
+fi
+# warm_says DIR PATTERN PATH...: sframectl warm into the cache DIR exits
+# 0 and prints a summary that matches PATTERN.
+warm_says() {
+	local cache=$1 want=$2
+
+	shift 2
+	"$root/scripts/sframectl" warm --cache "$cache" "$@" > "$tmp/warm.out" 2>&1 ||
+		{ sed 's/^/# /' "$tmp/warm.out"; return 1; }
+	sed 's/^/# /' "$tmp/warm.out"
+	grep -q "^warm: $want" "$tmp/warm.out"
+}
+
+# warm_fails ARGS...: sframectl warm exits 1 with a message.
+warm_fails() {
+	"$root/scripts/sframectl" warm "$@" > "$tmp/warm.out" 2>&1
+	[ $? -eq 1 ] && grep -q '^sframectl: ' "$tmp/warm.out"
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "sframectl warm fills a cache" \
+		"the cache must be root's: run as root"
+else
+	mkdir -p "$tmp/tree/sub" && mkdir -m 700 "$tmp/cache"
+	cp "$root/scripts/sframe-dump" "$tmp/tree/"
+	cp "$root/scripts/sframe-gen" "$tmp/tree/sub/"
+	"$root/scripts/sframe-gen" --embed "$tmp/tree/own" \
+		"$root/scripts/sframe-dump" > /dev/null
+	echo text > "$tmp/tree/notes.txt"
+	ln -s "$tmp/tree/sub" "$tmp/tree/link"
+	tap_check "sframectl warm stores the sections of a tree's ELF files, the embedded copy apart" \
+		warm_says "$tmp/cache" "2 sections stored, 0 cached already, 1 files with SFrame of their own" \
+		"$tmp/tree"
+	tap_check "... which the cache then holds" \
+		[ "$(find "$tmp/cache" -name '*.sframe' | wc -l)" -eq 2 ]
+	tap_check "... and a second warm finds them cached" \
+		warm_says "$tmp/cache" "0 sections stored, 2 cached already" \
+		"$tmp/tree"
+	tap_check "sframectl warm of a path that is not there exits 1" \
+		warm_fails --cache "$tmp/cache" "$tmp/none"
+	mkdir -m 755 "$tmp/open"
+	tap_check "sframectl warm with a cache others can read exits 1" \
+		warm_fails --cache "$tmp/open" "$tmp/tree"
 fi
 tap_end tools-cli
