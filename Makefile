@@ -210,13 +210,15 @@ memory: scripts/sframe-gen scripts/sframe-dump
 	scripts/tests/memory.sh $(O)/memory
 
 # The benchmarks are in bench/ (run.sh takes them from there, make -C
-# selftests bench builds their programs).
+# selftests bench builds their programs); sframectl_first_run.sh prints
+# the first runs' shares with and without the module's wait.
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
 bench:
 	scripts/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 --stalls-ok \
-		--tests "bench_exec.sh bench_daemon.sh unwind_budget bench_walk.sh"
+		--tests "bench_exec.sh bench_daemon.sh sframectl_first_run.sh \
+			unwind_budget bench_walk.sh"
 
 bench-host: $(O)/bench-lookup
 	scripts/tests/bench-host.sh $(O)/bench-lookup

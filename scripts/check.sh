@@ -85,14 +85,15 @@ else
 fi
 # The 7.x guest in make check leaves out what does not depend on the
 # kernel's version (the decoder, the ioctl fuzzer, fault injection, the
-# walk budget, the stress loops, the daemon's trust boundary) and the two
-# longest user-space tests (sframectl with Debian 13's programs, bpftrace),
-# to keep make check within CI's time; make check-all runs its whole list.
+# walk budget, the stress loops, the daemon's trust boundary) and the
+# longest user-space tests (sframectl with Debian 13's programs, its first
+# runs, bpftrace), to keep make check within CI's time; make check-all runs
+# its whole list.
 if [ -n "$all" ]; then
 	stage qemu-x86_64-7 guest x86_64 7
 else
 	stage qemu-x86_64-7 guest x86_64 7 --skip \
-		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh bpf_ustack.sh"
+		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh"
 fi
 # The flame graphs perf_callchain.sh drew in those two guests, opened in
 # headless Chromium: -g on 6.12, --call-graph fp,defer on 7.x.  The

@@ -96,11 +96,6 @@ stacks() {
 	wc -l < "$out.$1"
 }
 
-# at_least K N P: K is at least P% of N, and N is not 0.
-at_least() {
-	[ "$2" -gt 0 ] && [ $(($1 * 100)) -ge $(($2 * $3)) ]
-}
-
 # leaf_first NAME: every stack starts in chain_leaf.
 leaf_first() {
 	! grep -qv '^stack chain_leaf' "$out.$1"
