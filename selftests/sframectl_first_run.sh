@@ -14,12 +14,13 @@
 #   without wait  first_map_wait_ms=0: the first run under perf record -g
 #                 (printed: the daemon registers the files while the
 #                 program runs)
-#   with wait     a bound of $bound_ms (the default is for hardware; TCG
+#   with wait     a bound of 5 s (the default is for hardware; TCG
 #                 runs the daemon's checks of a cached file ten times and
 #                 more slower): the first run reaches main in at least 95%
 #                 of its samples (x86-64; printed elsewhere), and the
 #                 module counts waits answered by the daemon, none timed
-#                 out
+#                 out (x86-64; elsewhere, emulated on x86-64, a bound of
+#                 10 s and timeouts printed)
 #   exec          the wall time of python3 -c pass, first run, with and
 #                 without the wait, and warm, and the daemon's latency from
 #                 event to registration (printed)
@@ -44,6 +45,7 @@ python=/usr/bin/python3
 param=/sys/module/sframe_unwind/parameters/first_map_wait_ms
 secs=4
 bound_ms=5000
+[ "$(uname -m)" = x86_64 ] || bound_ms=10000
 [ "$(uname -m)" = s390x ] && secs=12
 
 # The programs: CPU-bound Python and Perl, cc1plus compiling C++, and
@@ -118,9 +120,13 @@ warm_again() {
 		"$out.warm2"
 }
 
+# answered: the daemon answered waits, and on x86-64 all of them (the
+# arm64 and s390x guests emulate their CPU on this one's: a cached file's
+# check can take longer than the bound there, which only costs a wait).
 answered() {
 	[ "$(stat_of first_map_answered)" -ge 1 ] &&
-		[ "$(stat_of first_map_timeouts)" -eq 0 ]
+		{ [ "$(uname -m)" != x86_64 ] ||
+		  [ "$(stat_of first_map_timeouts)" -eq 0 ]; }
 }
 
 # below MS MAX: MS was measured, and is below MAX.
