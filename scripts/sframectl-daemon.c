@@ -16,6 +16,11 @@
  * the cache (sframectl-cache.c) when it has them, so a restarted daemon,
  * or one that follows a module reload, does not parse a file again.
  *
+ * While it runs it holds the module's lease on the wait at first mapping
+ * (SFRAME_UNWIND_IOC_LISTEN, kernel/firstmap.c), so a task that maps such
+ * a file waits, bounded, until the sidecar is in; its workers tell the
+ * module of the files they cannot make a section for.
+ *
  * The daemon keeps neither the device nor an event file open between
  * events, so the module can be unloaded under it.  When the event goes
  * away (rmmod), it waits; when it comes back (insmod, sidecars lost), it
@@ -169,7 +174,7 @@ static void ctl_lease(unsigned int ms)
 	close(dev);
 }
 
-/* Renew the lease once every CTL_LEASE_RENEW_S, while the event is on. */
+/* Renew the lease once every CTL_LEASE_RENEW_S while the daemon runs. */
 static void ctl_lease_renew(struct ctl_state *st)
 {
 	double now = ctl_now();
