@@ -461,39 +461,36 @@ close_fd:
 /**
  * ctl_warm_one() - make a file's section and store it in the cache only
  * @ctx: the cache (open) and the child's deadline; no device
- * @path: the file
+ * @fd: the file, opened with ctl_open_file(); the caller closes it
+ * @name: what to call it in messages
  *
  * The section is checked with the module's decoder, since no module takes
  * it first (sframectl-warm.c).
  *
  * Return: CTL_ADDED (stored), CTL_ALREADY (the cache has it),
  * CTL_HAS_SFRAME, CTL_UNCACHED (a file the cache does not keep: no
- * build-id, or others may write it), CTL_BUSY or CTL_FAILED.
+ * build-id, or others may write it) or CTL_FAILED.
  */
-enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, const char *path)
+enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name)
 {
-	int fd = ctl_open_file(path);
 	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd };
 	enum ctl_result res = CTL_FAILED;
 	unsigned int stores = ctx->cache.stores;
 	int ret;
 
-	if (fd < 0)
-		return errno == EWOULDBLOCK ? CTL_BUSY : CTL_FAILED;
-	ret = ctl_generate(&t, fd, path);
+	ret = ctl_generate(&t, fd, name);
 	if (ret == -EEXIST) {
 		res = CTL_HAS_SFRAME;
 	} else if (!ret && t.cf.hit) {
 		res = CTL_ALREADY;
 	} else if (!ret && !ctl_cache_section_ok(t.buf, t.len, t.vaddr)) {
 		fprintf(stderr, "%s: %s: the decoder refuses the section made\n",
-			ctl_prog, path);
+			ctl_prog, name);
 	} else if (!ret) {
 		ctl_cache_store(&ctx->cache, &t.cf, t.id.bytes, t.id.len,
 				t.buf, t.len, t.vaddr);
 		res = ctx->cache.stores != stores ? CTL_ADDED : CTL_UNCACHED;
 	}
 	free(t.buf);
-	close(fd);
 	return res;
 }

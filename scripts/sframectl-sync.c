@@ -197,7 +197,7 @@ void ctl_seen_free(struct ctl_seen *s)
 /**
  * ctl_count() - add the result of one file to a tally
  * @t: the tally
- * @res: what ctl_add_one() said
+ * @res: what ctl_add_one() or ctl_warm_one() said
  */
 void ctl_count(struct ctl_tally *t, enum ctl_result res)
 {
@@ -210,6 +210,12 @@ void ctl_count(struct ctl_tally *t, enum ctl_result res)
 		break;
 	case CTL_ALREADY:
 		t->already++;
+		break;
+	case CTL_UNCACHED:
+		t->uncached++;
+		break;
+	case CTL_BUSY:
+		t->busy++;
 		break;
 	default:
 		t->failed++;
@@ -292,6 +298,8 @@ int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen)
 		if (isdigit((unsigned char)d->d_name[0]))
 			ctl_sync_pid(ctx, d->d_name, seen, &t);
 	closedir(proc);
+	/* A leased file is tried again later, but this sync missed it. */
+	t.failed += t.busy;
 	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
 	       t.added, t.already, t.own, t.failed);
 	if (ctx->cache.dirfd >= 0)

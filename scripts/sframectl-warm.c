@@ -45,7 +45,8 @@
 static struct {
 	struct ctl_ctx *ctx;
 	struct ctl_seen seen;
-	unsigned int stored, cached, own, uncached, failed, busy, bad_paths;
+	struct ctl_tally tally;
+	unsigned int bad_paths;
 } ctl_warming;
 
 /* Lowest CPU priority, idle I/O class; the children inherit both. */
@@ -58,44 +59,15 @@ static void ctl_warm_nice(void)
 		perror("sframectl: ioprio_set");
 }
 
-/* Is @path an ELF executable or shared object (by its header)? */
-static bool ctl_warm_is_elf(const char *path)
+/* Is the file open at @fd an ELF executable or shared object? */
+static bool ctl_warm_is_elf(int fd)
 {
 	Elf64_Ehdr eh;
-	bool elf = false;
-	int fd = ctl_open_file(path);
 
-	if (fd < 0)
-		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh))
-		elf = !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
-		      eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-		      (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
-	close(fd);
-	return elf;
-}
-
-static void ctl_warm_count(enum ctl_result res)
-{
-	switch (res) {
-	case CTL_ADDED:
-		ctl_warming.stored++;
-		break;
-	case CTL_ALREADY:
-		ctl_warming.cached++;
-		break;
-	case CTL_HAS_SFRAME:
-		ctl_warming.own++;
-		break;
-	case CTL_UNCACHED:
-		ctl_warming.uncached++;
-		break;
-	case CTL_BUSY:
-		ctl_warming.busy++;
-		break;
-	default:
-		ctl_warming.failed++;
-	}
+	return pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	       !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+	       eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	       (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
 }
 
 /* One file: once per version, if it is an ELF file of ours. */
@@ -107,12 +79,23 @@ static void ctl_warm_file(const char *path, const struct stat *st)
 		.mtime_sec = st->st_mtim.tv_sec,
 		.mtime_nsec = st->st_mtim.tv_nsec,
 	};
+	int fd;
 
 	if (!S_ISREG(st->st_mode) || (u64)st->st_size < sizeof(Elf64_Ehdr) ||
 	    (u64)st->st_size > CTL_FILE_MAX ||
-	    !ctl_seen_add(&ctl_warming.seen, &k) || !ctl_warm_is_elf(path))
+	    !ctl_seen_add(&ctl_warming.seen, &k))
 		return;
-	ctl_warm_count(ctl_warm_one(ctl_warming.ctx, path));
+	fd = ctl_open_file(path);
+	if (fd < 0) {
+		/* Leased by its owner: said; gone since the walk saw it: not. */
+		if (errno == EWOULDBLOCK)
+			ctl_count(&ctl_warming.tally, CTL_BUSY);
+		return;
+	}
+	if (ctl_warm_is_elf(fd))
+		ctl_count(&ctl_warming.tally,
+			  ctl_warm_one(ctl_warming.ctx, fd, path));
+	close(fd);
 }
 
 static int ctl_warm_visit(const char *path, const struct stat *st, int type,
@@ -170,7 +153,8 @@ int ctl_warm(struct ctl_ctx *ctx, char **paths, int nr)
 		ctl_warm_path(paths[i]);
 	ctl_seen_free(&ctl_warming.seen);
 	printf("warm: %u sections stored, %u cached already, %u files with SFrame of their own, %u not kept by the cache, %u failed, %u leased\n",
-	       ctl_warming.stored, ctl_warming.cached, ctl_warming.own,
-	       ctl_warming.uncached, ctl_warming.failed, ctl_warming.busy);
+	       ctl_warming.tally.added, ctl_warming.tally.already,
+	       ctl_warming.tally.own, ctl_warming.tally.uncached,
+	       ctl_warming.tally.failed, ctl_warming.tally.busy);
 	return ctl_warming.bad_paths ? 1 : 0;
 }

@@ -168,7 +168,7 @@ enum ctl_result { CTL_ADDED, CTL_HAS_SFRAME, CTL_ALREADY, CTL_FAILED,
 		  CTL_BUSY, CTL_UNCACHED };
 
 struct ctl_tally {
-	unsigned int added, own, already, failed;
+	unsigned int added, own, already, uncached, busy, failed;
 };
 
 void ctl_ctx_init(struct ctl_ctx *ctx);
@@ -178,7 +178,7 @@ const char *ctl_why(int err);
 int ctl_drop_file(int dev, int fd);
 enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			    const char *name, u32 flags, bool quiet);
-enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, const char *path);
+enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name);
 int ctl_warm(struct ctl_ctx *ctx, char **paths, int nr);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
