@@ -74,6 +74,7 @@ CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-core.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
 		   scripts/sframectl-fuse.c scripts/sframectl-warm.c \
+		   scripts/sframectl-symbolize.c \
 		   scripts/sha256.c $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   include/uapi/linux/sframe_unwind.h \

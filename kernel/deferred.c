@@ -38,6 +38,7 @@
 #include <sframe/deferred.h>
 
 #include "deferred.h"
+#include "frames.h"
 #include "stats.h"
 #include "twork.h"
 
@@ -154,6 +155,8 @@ static void sfu_deferred_run(struct sfu_twork *tw)
 	trace.entries = pcs;
 	sfu_stat_inc(SFU_STAT_DEFERRED_WALKS);
 	trace_sframe_unwind_stack(s->cookie, pcs, trace.nr, trace.res.stop);
+	if (trace_sframe_unwind_frames_enabled())
+		sfu_frames_trace(s->cookie, pcs, trace.nr);
 	sfu_deferred_call(s, mask, &trace);
 	kfree(pcs);
 	srcu_read_unlock(&sfu_deferred_srcu, idx);

@@ -118,6 +118,22 @@ const Elf64_Phdr *sfu_elf_text(const struct sfu_elf_headers *elf,
 	return NULL;
 }
 
+/**
+ * sfu_elf_bias() - the load bias of a mapping of a file's text segment
+ * @text: the segment (sfu_elf_text())
+ * @start: where the mapping starts
+ * @pgoff: the page of the file it starts at
+ *
+ * Return: what the segment's link-time addresses are moved by.
+ */
+unsigned long sfu_elf_bias(const Elf64_Phdr *text, unsigned long start,
+			   unsigned long pgoff)
+{
+	/* Address of file offset p_offset, minus p_vaddr. */
+	return start + (text->p_offset - ((u64)pgoff << PAGE_SHIFT)) -
+	       text->p_vaddr;
+}
+
 /* Is [off, off + len) file-backed inside a PT_LOAD, at matching vaddr? */
 bool sfu_elf_loaded(const struct sfu_elf_headers *elf, const Elf64_Phdr *s)
 {
@@ -158,6 +174,26 @@ u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
 	}
 	kfree(buf);
 	return ret;
+}
+
+/**
+ * sfu_elf_file_build_id() - the GNU build-id of a file, from its headers up
+ * @file: the file
+ * @id: SFRAME_UNWIND_BUILD_ID_MAX bytes, filled in
+ *
+ * Return: the build-id's length, 0 for a file without one or that is not
+ * a native ELF file.
+ */
+u32 sfu_elf_file_build_id(struct file *file, u8 *id)
+{
+	struct sfu_elf_headers elf;
+	u32 len;
+
+	if (sfu_elf_read(file, &elf))
+		return 0;
+	len = sfu_elf_build_id(file, &elf, id);
+	sfu_elf_free(&elf);
+	return len;
 }
 
 /**

@@ -36,9 +36,12 @@ void sfu_elf_free(struct sfu_elf_headers *elf);
 const Elf64_Phdr *sfu_elf_find(const struct sfu_elf_headers *elf, u32 type);
 const Elf64_Phdr *sfu_elf_text(const struct sfu_elf_headers *elf,
 			       unsigned long pgoff);
+unsigned long sfu_elf_bias(const Elf64_Phdr *text, unsigned long start,
+			   unsigned long pgoff);
 bool sfu_elf_loaded(const struct sfu_elf_headers *elf, const Elf64_Phdr *s);
 u32 sfu_elf_build_id(struct file *file, const struct sfu_elf_headers *elf,
 		     u8 *id);
+u32 sfu_elf_file_build_id(struct file *file, u8 *id);
 int sfu_file_stamp(struct file *file, struct sfu_stamp *st);
 bool sfu_stamp_equal(const struct sfu_stamp *a, const struct sfu_stamp *b);
 

@@ -168,15 +168,6 @@ static int sfu_region_from_blob(struct sfu_region *r, struct sfu_blob *blob,
 	return 0;
 }
 
-/* The load bias of the mapping @v of a file whose text segment is @text. */
-static unsigned long sfu_vma_bias(const struct sfu_vma_ref *v,
-				  const Elf64_Phdr *text)
-{
-	/* Address of file offset p_offset, minus p_vaddr. */
-	return v->start + (text->p_offset - ((u64)v->pgoff << PAGE_SHIFT)) -
-	       text->p_vaddr;
-}
-
 /*
  * A region for the mapping @v, whose text segment @text is at load bias
  * @bias, without its section yet.  Return: the region or an ERR_PTR.
@@ -193,6 +184,7 @@ static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
 		return ERR_PTR(-ENOMEM);
 	r->start = bias + text->p_vaddr;
 	r->end = r->start + text->p_memsz;
+	r->bias = bias;
 	r->source = source;
 	r->dev = inode->i_sb->s_dev;
 	r->ino = inode->i_ino;
@@ -239,7 +231,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v,
 		if (!blob)
 			goto free_phdrs;
 	}
-	bias = sfu_vma_bias(v, text);
+	bias = sfu_elf_bias(text, v->start, v->pgoff);
 	r = sfu_region_new(v, text, bias, sf ? SFRAME_UNWIND_SRC_ELF :
 			   SFRAME_UNWIND_SRC_SIDECAR, GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(r))
@@ -309,7 +301,7 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 		done = true;
 		goto put_elf;
 	}
-	bias = sfu_vma_bias(&v, text);
+	bias = sfu_elf_bias(text, v.start, v.pgoff);
 	r = sfu_region_new(&v, text, bias, SFRAME_UNWIND_SRC_ELF, SFU_GFP_HOOK);
 	if (IS_ERR(r))
 		goto put_elf;

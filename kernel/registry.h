@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include <sframe/decode.h>
+#include <uapi/linux/sframe_unwind.h>
 
 struct file;
 struct mm_struct;
@@ -54,7 +55,10 @@ static inline void sfu_owner_put(struct sfu_owner *o)
 	kref_put(&o->ref, o->release);
 }
 
-/* One registered section and the text range it describes. Immutable. */
+/*
+ * One registered section and the text range it describes.  Immutable, but
+ * for the build-id frames.c reads once, when a trace first needs it.
+ */
 struct sfu_region {
 	struct kref ref;
 	struct rcu_head rcu;
@@ -71,6 +75,11 @@ struct sfu_region {
 	struct file *file;
 	dev_t dev;
 	unsigned long ino;
+	unsigned long bias;		/* load bias: pc - bias, the file's own */
+	/* The file's build-id, once frames.c read it (@build_id_state). */
+	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u8 build_id_len;
+	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frames.c */
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
 	u8 version;
 	bool sec_borrowed;		/* @sec's arrays are @owner's */

@@ -14,6 +14,8 @@
 
 #include <linux/tracepoint.h>
 
+#include "frames.h"
+
 TRACE_EVENT(sframe_unwind_request,
 
 	TP_PROTO(u64 cookie, int consumer),
@@ -60,6 +62,73 @@ TRACE_EVENT(sframe_unwind_stack,
 		  __entry->nr, __entry->stop,
 		  __print_array(__get_dynamic_array(pcs), __entry->nr,
 				sizeof(unsigned long)))
+);
+
+/*
+ * The same walk's frames as file + address (frames.c), for naming them
+ * after the process is gone: per frame its address in its file and the
+ * file's index, per file its build-id, device and inode.  Standard print
+ * helpers only, so that trace-cmd prints it as the kernel does.
+ */
+TRACE_EVENT(sframe_unwind_frames,
+
+	TP_PROTO(u64 cookie, const struct sfu_frames *f),
+
+	TP_ARGS(cookie, f),
+
+	/*
+	 * Element types whose sizeof libtraceevent before 1.8.4 can read
+	 * (trace-cmd report); byte arrays printed as hexadecimal.
+	 */
+	TP_STRUCT__entry(
+		__field(u64, cookie)
+		__field(unsigned int, nr)
+		__field(unsigned int, nr_files)
+		__dynamic_array(unsigned long, addrs, f->nr)
+		__dynamic_array(u8, file_of, f->nr)
+		__dynamic_array(u8, build_ids,
+				f->nr_files * SFRAME_UNWIND_BUILD_ID_MAX)
+		__dynamic_array(u8, build_id_lens, f->nr_files)
+		__dynamic_array(unsigned int, majors, f->nr_files)
+		__dynamic_array(unsigned int, minors, f->nr_files)
+		__dynamic_array(unsigned long, inos, f->nr_files)
+	),
+
+	TP_fast_assign(
+		__entry->cookie = cookie;
+		__entry->nr = f->nr;
+		__entry->nr_files = f->nr_files;
+		memcpy(__get_dynamic_array(addrs), f->addrs,
+		       f->nr * sizeof(*f->addrs));
+		memcpy(__get_dynamic_array(file_of), f->file_of, f->nr);
+		memcpy(__get_dynamic_array(build_ids), f->build_ids,
+		       f->nr_files * SFRAME_UNWIND_BUILD_ID_MAX);
+		memcpy(__get_dynamic_array(build_id_lens), f->build_id_lens,
+		       f->nr_files);
+		memcpy(__get_dynamic_array(majors), f->majors,
+		       f->nr_files * sizeof(*f->majors));
+		memcpy(__get_dynamic_array(minors), f->minors,
+		       f->nr_files * sizeof(*f->minors));
+		memcpy(__get_dynamic_array(inos), f->inos,
+		       f->nr_files * sizeof(*f->inos));
+	),
+
+	TP_printk("cookie=%llu nr=%u addrs=%s file_of=%s build_ids=%s build_id_lens=%s majors=%s minors=%s inos=%s",
+		  __entry->cookie, __entry->nr,
+		  __print_array(__get_dynamic_array(addrs), __entry->nr,
+				sizeof(unsigned long)),
+		  __print_hex_str(__get_dynamic_array(file_of), __entry->nr),
+		  __print_hex_str(__get_dynamic_array(build_ids),
+				  __entry->nr_files *
+				  SFRAME_UNWIND_BUILD_ID_MAX),
+		  __print_hex_str(__get_dynamic_array(build_id_lens),
+				  __entry->nr_files),
+		  __print_array(__get_dynamic_array(majors),
+				__entry->nr_files, sizeof(unsigned int)),
+		  __print_array(__get_dynamic_array(minors),
+				__entry->nr_files, sizeof(unsigned int)),
+		  __print_array(__get_dynamic_array(inos),
+				__entry->nr_files, sizeof(unsigned long)))
 );
 
 /*

@@ -16,6 +16,10 @@
  *   sframectl warm PATH...             make the sections of the ELF files
  *                                      under PATH into the cache, ahead of
  *                                      use (sframectl-warm.c)
+ *   sframectl symbolize [--path DIR]... [TRACE]
+ *                                      name the frames of the module's
+ *                                      sframe_unwind_frames events
+ *                                      (sframectl-symbolize.c)
  *   sframectl list [-p PID] [--json]   what is registered for a process
  *                                      (default: sframectl itself)
  *   sframectl list --sidecars [--json] every sidecar the module keeps
@@ -57,6 +61,7 @@ static void ctl_print_usage(FILE *f)
 	      "                        [--child-timeout SECONDS]\n"
 	      "       sframectl warm [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
 	      "                      PATH...\n"
+	      "       sframectl symbolize [--path DIR]... [TRACE]\n"
 	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
 }
@@ -454,6 +459,12 @@ int main(int argc, char **argv)
 		i = ctl_cache_args(&ctx, argc - 1, argv + 1, true, true);
 		ret = ctl_warm(&ctx, argv + 1 + i, argc - 1 - i);
 		ctl_cache_close(&ctx.cache);
+		return ret;
+	}
+	if (!strcmp(cmd, "symbolize")) {
+		ret = ctl_symbolize(argc - 2, argv + 2);
+		if (ret < 0)
+			ctl_usage();
 		return ret;
 	}
 	if (strcmp(cmd, "add") && strcmp(cmd, "del") && strcmp(cmd, "sync") &&

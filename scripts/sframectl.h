@@ -180,6 +180,7 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			    const char *name, u32 flags, bool quiet);
 enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name);
 int ctl_warm(struct ctl_ctx *ctx, char **paths, int nr);
+int ctl_symbolize(int argc, char **argv);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);

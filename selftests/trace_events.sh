@@ -9,9 +9,16 @@
 # request event and a stack event with that cookie, the stack event's nr
 # and pcs must be the hook's frames, in order.  With two consumers asking
 # in the same system call there are two request events and one stack
-# event, all with one cookie.  Then, where the host's trace-cmd is in the
-# guest (/host), trace-cmd record and report of the same must show the
-# stack event with the hook's frames.  Leaves the module loaded.
+# event, all with one cookie.  The walk's sframe_unwind_frames event has
+# the same cookie and nr, and sframectl symbolize, run on the trace after
+# the hook has exited with a copy of it elsewhere, names hook_inner,
+# hook_outer and main in that copy: the file was found by its build-id
+# and the addresses are the file's own.  The same for a walk whose file
+# has no region (max_sections 0): its frames come from the mapping.
+# Then, where the host's trace-cmd is in the guest (/host), trace-cmd
+# record and report of the same must show the stack event with the
+# hook's frames, and symbolize must read the report.  Leaves the module
+# loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
 # shellcheck source=selftests/perf/lib.sh
@@ -19,6 +26,9 @@
 
 out=/tmp/trace_events
 evs=$tracefs/events/sframe_unwind
+params=/sys/module/sframe_unwind/parameters
+ctl=/tmp/sfu_sframectl		# in the chroot
+sym_dir=/tmp/sfu_sym		# in the chroot: a copy of sfu_hook
 
 # trace-cmd may leave tracing off.
 cleanup() {
@@ -32,6 +42,9 @@ has_field() {
 	grep -q "field:$2;" "$evs/$1/format"
 }
 
+# The hook run by hook(): sfu_hook, or the command in $hook_cmd.
+hook_cmd=""
+
 # hook RUN [N]: sfu_hook with N consumers; its output in $out.RUN, its
 # cookie in $out.RUN.cookie, its first walk's frames, comma separated,
 # in $out.RUN.pcs.
@@ -39,7 +52,8 @@ hook() {
 	local run="$1"
 
 	shift
-	"$dir/sfu_hook" "$@" > "$out.$run" 2>&1 ||
+	# shellcheck disable=SC2086  # a command and its arguments
+	${hook_cmd:-"$dir/sfu_hook"} "$@" > "$out.$run" 2>&1 ||
 		{ sed 's/^/# /' "$out.$run"; return 1; }
 	sed 's/^/# hook: /' "$out.$run"
 	sed -n '1s/^cookie=\([0-9]*\) .*/\1/p' "$out.$run" > "$out.$run.cookie"
@@ -81,6 +95,73 @@ stack_ok() {
 	got=$(echo "$lines" | sed 's/.* pcs=//' | hexlist)
 	[ "$got" = "$pcs" ] ||
 		{ echo "# want pcs $pcs, got $got: $lines"; return 1; }
+}
+
+# frames_fields: the frames event's format declares its arrays.
+frames_fields() {
+	local f
+
+	for f in "unsigned long\\[\\] addrs" "u8\\[\\] file_of" \
+		"u8\\[\\] build_ids" "u8\\[\\] build_id_lens" \
+		"unsigned int\\[\\] majors" "unsigned int\\[\\] minors" \
+		"unsigned long\\[\\] inos"; do
+		has_field sframe_unwind_frames "__data_loc $f" ||
+			{ echo "# no field __data_loc $f"; return 1; }
+	done
+}
+
+# frames_ok FILE RUN: FILE has one frames event for RUN's cookie, with the
+# number of the hook's frames.
+frames_ok() {
+	local c nr lines
+
+	c=$(cat "$out.$2.cookie")
+	nr=$(tr ',' '\n' < "$out.$2.pcs" | grep -c .)
+	lines=$(events "$1" sframe_unwind_frames "$c")
+	[ "$(echo "$lines" | grep -c .)" -eq 1 ] ||
+		{ echo "# frames events for cookie $c: $lines"; return 1; }
+	echo "$lines" | grep -q " nr=$nr " ||
+		{ echo "# want nr=$nr: $lines"; return 1; }
+}
+
+# symbolize FILE RUN: sframectl symbolize of the trace FILE in the root at
+# /host, with the copy of sfu_hook to look in; the stack it printed for
+# RUN's cookie in $out.RUN.sym, a frame a line.
+symbolize() {
+	local c
+
+	c=$(cat "$out.$2.cookie")
+	cp "$1" /host/tmp/sfu_sym.trace
+	if ! chroot /host "$ctl" symbolize --path "$sym_dir" \
+		/tmp/sfu_sym.trace > "$out.$2.symall" 2>&1; then
+		sed 's/^/# /' "$out.$2.symall"
+		return 1
+	fi
+	awk -v c="cookie=$c " '/sframe_unwind_frames: / { on = index($0, c); next }
+	     on && /^\t/ { print; next } { on = 0 }' "$out.$2.symall" \
+		> "$out.$2.sym"
+	sed 's/^/# sym: /' "$out.$2.sym"
+	[ -s "$out.$2.sym" ]
+}
+
+# named RUN PROG FN...: RUN's symbolized stack starts with FN..., each in
+# the copy of PROG.
+named() {
+	local run="$1" prog="$sym_dir/$2" i=1 fn line
+
+	shift 2
+	for fn in "$@"; do
+		line=$(sed -n "${i}p" "$out.$run.sym")
+		echo "$line" | grep -Eq " $fn\+0x[0-9a-f]+ \($prog\)\$" ||
+			{ echo "# frame $i: want $fn in $prog: $line"
+			  return 1; }
+		i=$((i + 1))
+	done
+}
+
+# can_symbolize: sframectl and the root at /host to run it in are here.
+can_symbolize() {
+	grep -q ' /host 9p ' /proc/mounts && [ -x "$dir/../bin/sframectl" ]
 }
 
 # requests FILE RUN N: FILE has N request events for RUN's cookie.
@@ -148,10 +229,16 @@ trace_cmd() {
 		requests "$out.tc.report" tc 1
 	check "trace-cmd report: the stack event has the hook's frames" \
 		stack_ok "$out.tc.report" tc
+	if can_symbolize; then
+		check "trace-cmd report: sframectl symbolize names the hook's frames" \
+			symbolize "$out.tc.report" tc
+		check "trace-cmd report: hook_inner, hook_outer, main" \
+			named tc sfu_hook hook_inner hook_outer main
+	fi
 	check "trace-cmd report: sframe_unwind_nosframe for sh and true, parsed" \
 		grep -Eq 'sframe_unwind_nosframe: +pid=[0-9]+ start=0x[0-9a-f]+ end=0x[0-9a-f]+ dev=[0-9]+:[0-9]+ ino=[0-9]+' \
 		"$out.tc.report"
-	rm -f /host/tmp/sfu_hook /host/tmp/sfu_trace.dat
+	rm -f /host/tmp/sfu_hook /host/tmp/sfu_trace.dat /host/tmp/sfu_sym.trace
 }
 
 echo "TAP version 13"
@@ -161,6 +248,7 @@ load || skip_all "the module does not load"
 trap cleanup EXIT
 
 sed 's/^/# /' "$evs/sframe_unwind_stack/format"
+sed 's/^/# /' "$evs/sframe_unwind_frames/format"
 check "request format: u64 cookie" has_field sframe_unwind_request "u64 cookie"
 check "request format: int consumer" has_field sframe_unwind_request \
 	"int consumer"
@@ -170,6 +258,8 @@ check "stack format: unsigned int nr" has_field sframe_unwind_stack \
 check "stack format: u8 stop" has_field sframe_unwind_stack "u8 stop"
 check "stack format: unsigned long[] pcs" has_field sframe_unwind_stack \
 	"__data_loc unsigned long\\[\\] pcs"
+check "frames format: the arrays addrs, file_of, build_ids, build_id_lens, majors, minors, inos" \
+	frames_fields
 
 echo > "$tracefs/trace"
 echo 1 > "$evs/enable"
@@ -180,6 +270,47 @@ grep sframe_unwind "$out.trace.one" | sed 's/^/# trace: /'
 check "a request event with the hook's cookie" requests "$out.trace.one" one 1
 check "one stack event with that cookie, nr and pcs the hook's frames" \
 	stack_ok "$out.trace.one" one
+check "one frames event with that cookie and nr" frames_ok "$out.trace.one" one
+if can_symbolize; then
+	cp "$dir/../bin/sframectl" "/host$ctl"
+	mkdir -p "/host$sym_dir"
+	cp "$dir/sfu_hook" "/host$sym_dir/sfu_hook"
+	check "sframectl symbolize, the hook gone, names its frames" \
+		symbolize "$out.trace.one" one
+	check "symbolized: hook_inner, hook_outer, main in the copy" \
+		named one sfu_hook hook_inner hook_outer main
+	# No region for the hook's text: frames.c goes by its mapping.
+	max=$(cat "$params/max_sections")
+	echo 0 > "$params/max_sections"
+	echo > "$tracefs/trace"
+	check "sfu_hook without a region: a deferred walk" hook vma
+	echo "$max" > "$params/max_sections"
+	cp "$tracefs/trace" "$out.trace.vma"
+	check "without a region: one frames event" \
+		frames_ok "$out.trace.vma" vma
+	check "without a region: sframectl symbolize names its frames" \
+		symbolize "$out.trace.vma" vma
+	check "without a region: the first frame is hook_inner in the copy" \
+		named vma sfu_hook hook_inner
+	# Position independent, with the C library: the addresses are the
+	# pcs less the load bias, else no symbol would hold them.
+	cp "$dir/sfu_hook_pie" /host/tmp/sfu_hook_pie
+	cp "$dir/sfu_hook_pie" "/host$sym_dir/sfu_hook_pie"
+	echo > "$tracefs/trace"
+	hook_cmd="chroot /host /tmp/sfu_hook_pie"
+	check "sfu_hook_pie (PIE, in the root at /host): a deferred walk" \
+		hook pie
+	hook_cmd=""
+	cp "$tracefs/trace" "$out.trace.pie"
+	check "PIE: one frames event" frames_ok "$out.trace.pie" pie
+	check "PIE: sframectl symbolize names its frames" \
+		symbolize "$out.trace.pie" pie
+	check "PIE: hook_inner, hook_outer, main in the copy" \
+		named pie sfu_hook_pie hook_inner hook_outer main
+	rm -f /host/tmp/sfu_hook_pie
+else
+	skip "sframectl symbolize" "no sframectl for $(uname -m) or no root at /host"
+fi
 
 echo > "$tracefs/trace"
 check "sfu_hook 2: two consumers, one deferred walk" hook two 2
@@ -192,4 +323,5 @@ check "one stack event with that cookie, nr and pcs the hook's frames" \
 echo 0 > "$evs/enable"
 
 trace_cmd
+rm -rf "/host$sym_dir" "/host$ctl" /host/tmp/sfu_sym.trace
 tap_end trace_events

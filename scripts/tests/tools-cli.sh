@@ -10,7 +10,10 @@
 # sframectl warm fills a cache without the module: the sections of the
 # ELF files of a directory, once; a file with SFrame of its own counted
 # apart; a path that is not there, or a cache that is not root's alone,
-# fail.
+# fail.  sframectl symbolize names the frames of sframe_unwind_frames
+# lines, as the kernel and as trace-cmd print them, in a program found by
+# build-id and in one without a build-id found by device and inode, a
+# return address looked up at its call; other lines pass unchanged.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 make -s -C "$root" all || exit 1
@@ -187,5 +190,80 @@ else
 	mkdir -m 755 "$tmp/open"
 	tap_check "sframectl warm with a cache others can read exits 1" \
 		warm_fails --cache "$tmp/open" "$tmp/tree"
+fi
+
+# frames_line FMT ARGS...: one sframe_unwind_frames line, a trace's prefix
+# first.
+frames_line() {
+	local fmt=$1
+
+	shift
+	# shellcheck disable=SC2059  # the format is the caller's
+	printf "          prog-42      [001] .....   12.5: sframe_unwind_frames: $fmt\n" "$@"
+}
+
+# sym_of PROG FN: the address of PROG's function FN.
+sym_of() {
+	printf '%d' "0x$(nm "$1" | awk -v f="$2" '$3 == f { print $1 }')"
+}
+
+# symbolized WANT...: the lines of $tmp/sym.out after the event are WANT,
+# each an extended regular expression.
+symbolized() {
+	local i=2 w line
+
+	sed 's/^/# /' "$tmp/sym.out"
+	for w in "$@"; do
+		line=$(sed -n "${i}p" "$tmp/sym.out")
+		echo "$line" | grep -Eq -- "$w" ||
+			{ echo "# line $i: want $w: $line"; return 1; }
+		i=$((i + 1))
+	done
+}
+
+cat > "$tmp/symt.c" << 'EOF2'
+__attribute__((noipa)) int leaf(int x) { return x * 3; }
+__attribute__((noipa)) int mid(int x) { return leaf(x) + 1; }
+int main(int argc, char **argv) { (void)argv; return mid(argc); }
+EOF2
+mkdir -p "$tmp/sym"
+if gcc -O2 -o "$tmp/sym/symt" "$tmp/symt.c" &&
+   gcc -O2 -Wl,--build-id=none -o "$tmp/sym/symt-noid" "$tmp/symt.c"; then
+	id=$(readelf -n "$tmp/sym/symt" | sed -n 's/.*Build ID: //p')
+	leaf=$(sym_of "$tmp/sym/symt" leaf)
+	mid=$(sym_of "$tmp/sym/symt" mid)
+	main=$(sym_of "$tmp/sym/symt-noid" main)
+	st=$(stat -c '%d %i' "$tmp/sym/symt-noid")
+	dev=${st% *}
+	ino=${st#* }
+	# leaf's first byte; mid + 1, a return address right after a call at
+	# mid's start, so the byte before is mid's; main, in the file without
+	# a build-id; a frame in no file.
+	{
+		echo "          prog-42      [001] .....   12.4: sys_enter: NR 1"
+		frames_line "cookie=7 nr=4 addrs={0x%x,0x%x,0x%x,0x7fff0000} file_of=000001ff build_ids=%s%040d build_id_lens=1400 majors={0x0,0x%x} minors={0x0,0x%x} inos={0x1,0x%x}" \
+			"$leaf" $((mid + 1)) $((main + 4)) "$id" 0 \
+			$((dev >> 8)) $((dev & 255)) "$ino"
+	} > "$tmp/trace.k"
+	# libtraceevent 1.7 (Debian 12's trace-cmd report): decimal, apart
+	# by spaces, no braces.
+	frames_line "cookie=7 nr=2 addrs=%d %d file_of=0000 build_ids=%s build_id_lens=14 majors=0 minors=0 inos=1" \
+		"$leaf" $((mid + 1)) "$id" > "$tmp/trace.tc"
+	tap_check "sframectl symbolize, as the kernel prints: leaf, mid, main by device and inode, [anon]" \
+		sh -c "'$root/scripts/sframectl' symbolize --path '$tmp/sym' '$tmp/trace.k' > '$tmp/sym.out.all' &&
+		       tail -n +2 '$tmp/sym.out.all' > '$tmp/sym.out'"
+	tap_check "... the frames, innermost first" symbolized \
+		" leaf\+0x0 \($tmp/sym/symt\)\$" " mid\+0x1 \($tmp/sym/symt\)\$" \
+		" main\+0x4 \($tmp/sym/symt-noid\)\$" " 7fff0000 \[unknown\] \(\[anon\]\)\$"
+	tap_check "... the other line unchanged" \
+		grep -q "sys_enter: NR 1\$" "$tmp/sym.out.all"
+	tap_check "sframectl symbolize, as trace-cmd report prints (decimal), from stdin" \
+		sh -c "'$root/scripts/sframectl' symbolize --path '$tmp/sym' < '$tmp/trace.tc' > '$tmp/sym.out'"
+	tap_check "... leaf, mid" symbolized \
+		" leaf\+0x0 \($tmp/sym/symt\)\$" " mid\+0x1 \($tmp/sym/symt\)\$"
+	tap_check "sframectl symbolize of a trace without the event exits 1" \
+		sh -c "! echo none | '$root/scripts/sframectl' symbolize --path '$tmp/sym' > /dev/null 2>&1"
+else
+	skip "sframectl symbolize" "gcc cannot build a test program"
 fi
 tap_end tools-cli

@@ -214,6 +214,16 @@ struct sframe_unwind_listen {
 	__u32 reserved;
 };
 
+/*
+ * The trace event sframe_unwind_frames gives per frame its address in its
+ * file (the pc less the mapping's load bias: what symbol tables, DWARF and
+ * addr2line use) and, in file_of, the index of the file in the arrays
+ * build_ids (SFRAME_UNWIND_BUILD_ID_MAX bytes each, build_id_lens of them
+ * used; 0 where the file has none), majors, minors and inos; or this for
+ * a frame in no file (anonymous memory, the vDSO), whose address is its pc.
+ */
+#define SFRAME_UNWIND_FRAME_NO_FILE	0xff
+
 #define SFRAME_UNWIND_IOC_MAGIC		0xb6
 
 #define SFRAME_UNWIND_IOC_ADD		_IOW(SFRAME_UNWIND_IOC_MAGIC, 1, \
