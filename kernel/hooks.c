@@ -70,7 +70,7 @@ struct sfu_map_work {
 
 struct sfu_fork_work {
 	struct sfu_twork tw;
-	struct sfu_map *snap;
+	struct sfu_forked *forked;	/* the parent's regions, for lookups */
 };
 
 /* A function the module hooks with ftrace, reading its first argument. */
@@ -204,8 +204,10 @@ static void sfu_fork_insert(struct mm_struct *mm, const struct sfu_map *snap)
 }
 
 /*
- * The snapshot's references go here, not when the item is freed: retired
- * items are freed lazily, and the regions would outlive every mapping.
+ * Lookups use the parent's snapshot until every region is in the child's
+ * registry.  The snapshot's references go here, not when the item is
+ * freed: retired items are freed lazily, and the regions would outlive
+ * every mapping.
  */
 static void sfu_fork_work_fn(struct sfu_twork *tw)
 {
@@ -213,16 +215,16 @@ static void sfu_fork_work_fn(struct sfu_twork *tw)
 	struct mm_struct *mm = current->mm;
 
 	if (mm && !(current->flags & PF_EXITING))
-		sfu_fork_insert(mm, w->snap);
-	sfu_map_release(w->snap);
-	w->snap = NULL;
+		sfu_fork_insert(mm, sfu_forked_snapshot(w->forked));
+	sfu_forked_del(w->forked);
+	w->forked = NULL;
 }
 
 static void sfu_fork_work_free(struct sfu_twork *tw)
 {
 	struct sfu_fork_work *w = container_of(tw, struct sfu_fork_work, tw);
 
-	sfu_map_release(w->snap);
+	sfu_forked_del(w->forked);
 	kfree(w);
 }
 
@@ -230,6 +232,7 @@ static void sfu_fork_work_free(struct sfu_twork *tw)
 static void sfu_fork_seen(struct task_struct *parent,
 			  struct task_struct *child)
 {
+	struct sfu_map *snap = NULL;
 	struct sfu_fork_work *w;
 	struct sfu_mm *smm;
 
@@ -242,9 +245,12 @@ static void sfu_fork_seen(struct task_struct *parent,
 	rcu_read_lock();
 	smm = sfu_mm_find(parent->mm);
 	if (smm)
-		w->snap = sfu_mm_snapshot(smm);
+		snap = sfu_mm_snapshot(smm);
 	rcu_read_unlock();
-	if (IS_ERR_OR_NULL(w->snap))
+	if (IS_ERR_OR_NULL(snap))
+		goto free_work;
+	w->forked = sfu_forked_add(child->mm, snap);
+	if (!w->forked)
 		goto free_work;
 	w->tw.fn = sfu_fork_work_fn;
 	w->tw.free = sfu_fork_work_free;
@@ -252,8 +258,8 @@ static void sfu_fork_seen(struct task_struct *parent,
 		sfu_stat_inc(SFU_STAT_FORKS);
 		return;
 	}
+	sfu_forked_del(w->forked);
 free_work:
-	sfu_map_release(w->snap);
 	kfree(w);
 }
 

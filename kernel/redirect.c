@@ -168,7 +168,7 @@ static bool sfu_current_has_sframe(void)
 	    !sfu_arch_user_regs_ok(task_pt_regs(current)))
 		return false;
 	rcu_read_lock();
-	has = sfu_mm_find(mm);
+	has = sfu_mm_known(mm);
 	rcu_read_unlock();
 	return has;
 }

@@ -154,6 +154,11 @@ void sfu_mm_remove_range(struct sfu_mm *smm, unsigned long start,
 bool sfu_mm_covers(struct sfu_mm *smm, unsigned long addr,
 		   const struct file *file);
 struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc);
+bool sfu_mm_known(struct mm_struct *mm);
+struct sfu_forked;
+struct sfu_forked *sfu_forked_add(struct mm_struct *mm, struct sfu_map *snap);
+const struct sfu_map *sfu_forked_snapshot(const struct sfu_forked *f);
+void sfu_forked_del(struct sfu_forked *f);
 struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm);
 void sfu_map_release(struct sfu_map *map);
 void sfu_registry_for_each(void (*fn)(struct sfu_mm *smm, void *arg),

@@ -395,6 +395,61 @@ static void reg_test_snapshot(struct kunit *test)
 	sfu_map_release(snap);
 }
 
+/*
+ * A new child (fork) whose registry is still empty finds its parent's
+ * regions through the snapshot until sfu_forked_del(); the child's own
+ * registry serves after, and the entry's hold on the mm goes.
+ */
+static void reg_test_forked(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	struct mm_struct *child = mm_alloc();
+	struct sfu_forked *f;
+	struct sfu_region *r;
+	struct sfu_map *snap;
+	int count0;
+	bool known;
+
+	KUNIT_ASSERT_NOT_NULL(test, child);
+	count0 = atomic_read(&child->mm_count);
+	reg_insert(test, reg_new(test, reg_start(0), REG_SIZE,
+				 SFRAME_UNWIND_SRC_ELF), SFU_OVERLAP_REFUSE, 0);
+	reg_insert(test, reg_new(test, reg_start(2), REG_SIZE,
+				 SFRAME_UNWIND_SRC_ELF), SFU_OVERLAP_REFUSE, 0);
+	snap = sfu_mm_snapshot(ctx->smm);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(snap));
+	rcu_read_lock();
+	known = sfu_mm_known(child);
+	rcu_read_unlock();
+	KUNIT_EXPECT_FALSE(test, known);
+	f = sfu_forked_add(child, snap);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_EXPECT_EQ(test, atomic_read(&child->mm_count), count0 + 1);
+	rcu_read_lock();
+	known = sfu_mm_known(child);
+	r = sfu_region_find(child, reg_start(2) + 1);
+	KUNIT_EXPECT_PTR_EQ(test, r, reg_find(ctx, reg_start(2)));
+	KUNIT_EXPECT_NULL(test, sfu_region_find(child, reg_start(1)));
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, known);
+	KUNIT_EXPECT_PTR_EQ(test, sfu_forked_snapshot(f),
+			    (const struct sfu_map *)snap);
+	sfu_forked_del(f);
+	rcu_read_lock();
+	known = sfu_mm_known(child);
+	r = sfu_region_find(child, reg_start(2) + 1);
+	rcu_read_unlock();
+	KUNIT_EXPECT_FALSE(test, known);
+	KUNIT_EXPECT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, atomic_read(&child->mm_count), count0);
+	/* The parent's regions keep only the parent's references. */
+	rcu_barrier();
+	r = reg_find(ctx, reg_start(0));
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, kref_read(&r->ref), 1);
+	mmput(child);
+}
+
 /* A region over a real section answers rule lookups; memory is counted. */
 static void reg_test_section(struct kunit *test)
 {
@@ -617,6 +672,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_limits),
 	KUNIT_CASE(reg_test_remove),
 	KUNIT_CASE(reg_test_snapshot),
+	KUNIT_CASE(reg_test_forked),
 	KUNIT_CASE(reg_test_hook_tie),
 	KUNIT_CASE(reg_test_in_place),
 	KUNIT_CASE(reg_test_section),
