@@ -28,7 +28,7 @@ esac
 # record: perf record -g of sfu_fork; its output in $out.rec.
 record() {
 	rm -f /host/tmp/perf.fork.data
-	if ! in_host perf record -q -g -e cpu-clock -F 10000 \
+	if ! in_host perf record -q -g -e cpu-clock -F 4000 \
 		-o /tmp/perf.fork.data "$prog" "$children" > "$out.rec" 2>&1 ||
 	   ! grep -q '^done' "$out.rec"; then
 		sed 's/^/# /' "$out.rec"
