@@ -52,6 +52,8 @@ tally() {
 				all++
 				full = s ~ / main( |$)/
 				reach += full
+				if (!full && bad++ < 3)
+					print "incomplete:" s > "/dev/stderr"
 				if (s ~ /ret_from_fork/) {
 					win++
 					wreach += full
@@ -78,7 +80,8 @@ load || { not_ok "insmod"; tap_end perf_fork; exit 1; }
 cp "$dir/sfu_fork" "/host$prog"
 
 check "perf record -g of sfu_fork, $children children" record
-tally > "$out.tally"
+tally > "$out.tally" 2> "$out.bad"
+sed 's/^/# /' "$out.bad"
 read -r all reach win wreach < "$out.tally"
 echo "# children's samples from fork_leaf: $all, reaching main: $reach;" \
 	"before their first return to user space: $win, reaching main: $wreach"
