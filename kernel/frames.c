@@ -12,7 +12,7 @@
  * A frame in a registered region takes the region's file and bias; the
  * build-id is read from the file once per region and kept there.  Other
  * frames (a file with neither SFrame nor sidecar) are found with
- * find_vma() and the file's program headers.  Runs in the walk's task
+ * vma_lookup() and the file's program headers.  Runs in the walk's task
  * work, where it may sleep, and only while the event is on.
  */
 #include <linux/atomic.h>

@@ -757,14 +757,20 @@ struct sfu_map *sfu_mm_snapshot(struct sfu_mm *smm)
 	return copy;
 }
 
-void sfu_map_release(struct sfu_map *map)
+/* Drop the references a snapshot holds; its array stays. */
+static void sfu_map_put_regions(struct sfu_map *map)
 {
 	unsigned int i;
 
-	if (IS_ERR_OR_NULL(map))
-		return;
 	for (i = 0; i < map->nr; i++)
 		sfu_region_put(map->regions[i]);
+}
+
+void sfu_map_release(struct sfu_map *map)
+{
+	if (IS_ERR_OR_NULL(map))
+		return;
+	sfu_map_put_regions(map);
 	kfree(map);
 }
 
@@ -853,7 +859,6 @@ const struct sfu_map *sfu_forked_snapshot(const struct sfu_forked *f)
 void sfu_forked_del(struct sfu_forked *f)
 {
 	unsigned long flags;
-	unsigned int i;
 
 	if (!f)
 		return;
@@ -861,8 +866,7 @@ void sfu_forked_del(struct sfu_forked *f)
 	hash_del_rcu(&f->node);
 	atomic_dec(&sfu_forks_nr);
 	spin_unlock_irqrestore(&sfu_forks_lock, flags);
-	for (i = 0; i < f->snap->nr; i++)
-		sfu_region_put(f->snap->regions[i]);
+	sfu_map_put_regions(f->snap);
 	mmdrop(f->mm);
 	call_rcu(&f->rcu, sfu_forked_free_rcu);
 }
@@ -924,11 +928,12 @@ struct sfu_region *sfu_region_find(struct mm_struct *mm, unsigned long pc)
 	struct sfu_region *r;
 
 	sfu_stat_inc(SFU_STAT_LOOKUPS);
-	forked = sfu_forked_find(mm);
-	r = forked ? sfu_map_region_at(forked, pc) : NULL;
+	smm = sfu_mm_find(mm);
+	r = smm ? sfu_mm_region_at(smm, pc) : NULL;
+	/* A new child whose registry does not have this region yet. */
 	if (!r) {
-		smm = sfu_mm_find(mm);
-		r = smm ? sfu_mm_region_at(smm, pc) : NULL;
+		forked = sfu_forked_find(mm);
+		r = forked ? sfu_map_region_at(forked, pc) : NULL;
 	}
 	if (r)
 		sfu_stat_inc(SFU_STAT_LOOKUP_HITS);
