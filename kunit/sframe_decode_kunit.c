@@ -758,16 +758,16 @@ static void sfu_test_table(struct kunit *test)
  */
 static u32 sfu_table_unordered(const struct sfu_table *t)
 {
-	u32 blk, i, first, last, bad = 0;
+	u32 blk, i, first, last, lo, hi, bad = 0;
 
 	for (blk = 0; blk < t->nr_blocks; blk++) {
 		first = (u32)(((u64)blk << t->shift) &
 			      (BIT(SFU_TABLE_PAGE_SHIFT) - 1));
 		last = first + (1U << t->shift) - 1;
-		for (i = t->index[blk] + 1; i <= t->index[blk + 1]; i++)
+		sfu_table_block(t, blk, &lo, &hi);
+		for (i = lo + 1; i <= hi; i++)
 			bad += t->starts[i] < first || t->starts[i] > last ||
-			       (i > t->index[blk] + 1 &&
-				t->starts[i] <= t->starts[i - 1]);
+			       (i > lo + 1 && t->starts[i] <= t->starts[i - 1]);
 	}
 	return bad;
 }

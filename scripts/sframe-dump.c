@@ -548,7 +548,9 @@ static int dump_memory(struct dump *d, u64 len)
 		 sizeof(*t->starts));
 	mem_line(&sum, "table-codes", t->nr_rows + SFU_TABLE_PAD,
 		 sizeof(*t->codes));
-	mem_line(&sum, "table-index", t->nr_blocks + 1, sizeof(*t->index));
+	mem_line(&sum, "table-base", t->nr_groups, sizeof(*t->base));
+	mem_line(&sum, "table-index", (u64)t->nr_groups * SFU_TABLE_GROUP_SLOTS,
+		 sizeof(*t->index));
 	mem_line(&sum, "table-rules", t->nr_rules, sizeof(*t->rules));
 	mem_line(&sum, "table-spill", t->nr_spill, sizeof(*t->spill));
 	mem_line(&sum, "table-spill-blk", sfu_table_spill_slots(t),

@@ -137,6 +137,9 @@ typedef int64_t s64;
 #ifndef BIT
 #define BIT(nr) (1UL << (nr))
 #endif
+#ifndef U16_MAX
+#define U16_MAX UINT16_MAX
+#endif
 #ifndef U32_MAX
 #define U32_MAX UINT32_MAX
 #endif

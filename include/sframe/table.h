@@ -14,18 +14,29 @@
 #include "decode.h"
 
 /*
- * A rule table's entries (lib/sframe/table.c) are three bytes each, in
- * two arrays: where an entry starts, and a code for its rule.
+ * A rule table's entries (lib/sframe/table.c) are two bytes each, in two
+ * arrays: where an entry starts, and a code for its rule.
  *
- * The text is cut into blocks of 2^shift bytes, none larger than a 64 KiB
- * page, so that a lookup compares only the low 16 bits of the starts in
- * one block.  Each is stored less one: starts[i] = (start - 1) mod 2^16.
- * The entries a block's search compares start after the block's first
- * byte and at most at its end, so these values do not wrap, and an entry
- * that starts on the next page exactly stays above every offset of its
- * block.
+ * The text is cut into blocks of 2^shift bytes, none larger than 256, so
+ * that a lookup compares only the low 8 bits of the starts in one block.
+ * Each is stored less one: starts[i] = (start - 1) mod 2^8.  The entries a
+ * block's search compares start after the block's first byte and at most
+ * at its end, so these values do not wrap, and an entry that starts on
+ * the next 256 bytes exactly stays above every offset of its block.
  */
-#define SFU_TABLE_PAGE_SHIFT	16
+#define SFU_TABLE_PAGE_SHIFT	8
+
+/*
+ * The block index: for each block the entry in force at its start, in
+ * two bytes, from the base of its group of 2^SFU_TABLE_GROUP_SHIFT blocks
+ * (four bytes per group).  A group has one slot more than blocks, the
+ * entry in force at the next group's start, so that a block's two slots
+ * are read against one base.  A group spans 16 KiB of text at most, and
+ * starts strictly increase: fewer than 2^16 entries start in one.
+ */
+#define SFU_TABLE_GROUP_SHIFT	6
+#define SFU_TABLE_GROUP_BLOCKS	BIT(SFU_TABLE_GROUP_SHIFT)
+#define SFU_TABLE_GROUP_SLOTS	(SFU_TABLE_GROUP_BLOCKS + 1)
 
 /* A code: a rule number below SFU_TABLE_CODE_NONE (the rules most used). */
 #define SFU_TABLE_CODE_NONE	0xfe	/* nothing describes the PC */
@@ -39,29 +50,40 @@ struct sfu_table_spill {
 
 /* A section's rows decoded once, for sections that do not change. */
 struct sfu_table {
-	u16 *starts;		/* (start - 1) mod 2^16, by start */
+	u8 *starts;		/* (start - 1) mod 2^8, by start */
 	u8 *codes;		/* the rule of each entry */
 	u32 nr_rows;
-	u32 *index;		/* per block: the entry in force at its start */
+	u32 *base;		/* per group: the entry in force at its start */
+	u16 *index;		/* per group, SFU_TABLE_GROUP_SLOTS: less base */
 	u32 nr_blocks;
+	u32 nr_groups;
 	u8 shift;		/* a block is 2^shift bytes of text */
 	struct sfu_rule *rules;	/* distinct, the most used first */
 	u32 nr_rules;
 	struct sfu_table_spill *spill;	/* by position */
 	u32 nr_spill;
-	u32 *spill_index;	/* per SFU_TABLE_SPILL_BLOCKS blocks: the first */
+	u32 *spill_index;	/* per group, and one more: the first */
 };
-
-/*
- * Blocks per slot of the spill index: their spilled entries, 64 at most
- * where the blocks have 8 each, are found in 6 halvings.
- */
-#define SFU_TABLE_SPILL_BLOCKS	8
 
 /* Slots of a table's spill index: none if nothing spills. */
 static inline u32 sfu_table_spill_slots(const struct sfu_table *t)
 {
-	return t->nr_spill ? t->nr_blocks / SFU_TABLE_SPILL_BLOCKS + 2 : 0;
+	return t->nr_spill ? t->nr_groups + 1 : 0;
+}
+
+/*
+ * The entries block @blk's search takes: *@lo, the one in force at its
+ * start, to *@hi, the one in force at the next block's start.
+ */
+static __always_inline void sfu_table_block(const struct sfu_table *t,
+					    u32 blk, u32 *lo, u32 *hi)
+{
+	u32 grp = blk >> SFU_TABLE_GROUP_SHIFT, base = t->base[grp];
+	const u16 *slot = &t->index[grp * SFU_TABLE_GROUP_SLOTS +
+				    (blk & (SFU_TABLE_GROUP_BLOCKS - 1))];
+
+	*lo = base + slot[0];
+	*hi = base + slot[1];
 }
 
 int sfu_table_build(struct sfu_section *sec);
@@ -120,12 +142,12 @@ static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
 
 /*
  * The last entry in [@lo, @hi] of a block that starts at or before the
- * offset whose low 16 bits are @off: entry @lo does, and every entry after
+ * offset whose low 8 bits are @off: entry @lo does, and every entry after
  * @hi starts after it.  Entries past @hi may be on the next page: the
  * window never takes them.
  */
 static __always_inline u32 sfu_table_search(const struct sfu_table *t,
-					    u16 off, u32 lo, u32 hi)
+					    u8 off, u32 lo, u32 hi)
 {
 	u32 pos = lo, half, n;
 
@@ -166,10 +188,9 @@ sfu_table_find(const struct sfu_section *sec, u64 pc)
 		return NULL;
 	off = (u32)(pc - sec->text_lo);
 	blk = (u32)((u64)off >> t->shift);
-	lo = t->index[blk];
-	hi = t->index[blk + 1];
+	sfu_table_block(t, blk, &lo, &hi);
 	sfu_table_rows_ahead(t, lo);
-	pos = sfu_table_search(t, (u16)off, lo, hi);
+	pos = sfu_table_search(t, (u8)off, lo, hi);
 	code = t->codes[pos];
 	if (likely(code < SFU_TABLE_CODE_NONE))
 		return &t->rules[code];

@@ -18,15 +18,16 @@
  *    a repeating (PCMASK) function once per repetition, and an entry with
  *    the rule of the one before it is left out;
  *  - a block index: the text cut into 2^shift byte blocks of about
- *    SFU_TABLE_BLOCK_ROWS entries each, none larger than a 64 KiB page,
- *    and for each block the entry in force at its start;
+ *    SFU_TABLE_BLOCK_ROWS entries each, none larger than 256 bytes, and
+ *    for each block the entry in force at its start, in two bytes from
+ *    its group's four (table.h);
  *  - the distinct rules, each stored once, the most used first.
  *
- * An entry takes three bytes (table.h): the low 16 bits of its start,
+ * An entry takes two bytes (table.h): the low 8 bits of its start,
  * which is all a search within one block compares, and a one-byte code,
  * the rule's number for the SFU_TABLE_CODE_NONE rules most used.  The
  * few entries with a rule past those are listed aside with their rule
- * (the spill list), and found there by position, from where their block's
+ * (the spill list), and found there by position, from where their group's
  * start in the list: real sections have a few hundred distinct rules, and
  * those past the first 254 are rare, but a crafted section may spill most
  * entries, and a lookup must not cost more for it.
@@ -65,9 +66,18 @@
 /* Entries of a block, about: 48 bytes, a line or two. */
 #define SFU_TABLE_BLOCK_ROWS	8
 
-/* Blocks span 16 bytes of text at least, a 64 KiB page at most. */
+/* Blocks span 16 bytes of text at least, 256 at most. */
 #define SFU_TABLE_SHIFT_MIN	4
 #define SFU_TABLE_SHIFT_MAX	SFU_TABLE_PAGE_SHIFT
+/*
+ * Blocks a table may have: 2^16 (16 MiB of text), or more where the
+ * entries are that dense at least: one per 4 KiB of text, where real
+ * files have one per 40 to 80 bytes.  Its index (two bytes and a bit per
+ * block) then stays within a small multiple of the entries, whatever
+ * span of text a section claims.
+ */
+#define SFU_TABLE_FREE_BLOCKS	BIT(16)
+#define SFU_TABLE_BLOCKS_PER_ROW	16
 
 /* FNV-1a, 32 bits. */
 #define SFU_FNV_BASIS		2166136261u
@@ -486,11 +496,45 @@ static void sfu_table_build_free(struct sfu_table_build *b)
 	sfu_free(b->src_hash);
 }
 
+/* The entry in force at block @blk's start, the last past the blocks. */
+static u32 sfu_table_in_force(const struct sfu_table_build *b, u32 blk,
+			      u32 *pos)
+{
+	u64 at = (u64)blk << b->t->shift;
+
+	if (blk >= b->t->nr_blocks)
+		return b->nr_rows - 1;
+	while (*pos + 1 < b->nr_rows && b->rows[*pos + 1].start <= at)
+		(*pos)++;
+	return *pos;
+}
+
+/*
+ * The slots of group @grp: the entries in force at its blocks' starts
+ * and at the next group's, less the first.  Return: 0, or -E2BIG if one
+ * is out of reach of two bytes (entries out of address order).
+ */
+static int sfu_table_group(struct sfu_table_build *b, u32 grp, u32 *pos)
+{
+	struct sfu_table *t = b->t;
+	u32 blk = grp << SFU_TABLE_GROUP_SHIFT, i, at;
+	u16 *slot = &t->index[grp * SFU_TABLE_GROUP_SLOTS];
+
+	t->base[grp] = sfu_table_in_force(b, blk, pos);
+	for (i = 0; i < SFU_TABLE_GROUP_SLOTS; i++) {
+		at = sfu_table_in_force(b, blk + i, pos);
+		if (at - t->base[grp] > U16_MAX)
+			return -E2BIG;
+		slot[i] = (u16)(at - t->base[grp]);
+	}
+	return 0;
+}
+
 /*
  * The block index, from the entries with their whole starts: blocks of
  * about SFU_TABLE_BLOCK_ROWS entries (one entry at least, so that every
- * lookup finds one), and for each the entry in force at its start; one
- * more slot, the last entry, ends the last block.
+ * lookup finds one), and for each the entry in force at its start, by
+ * group; past the last block, the last entry.
  */
 static int sfu_table_index(const struct sfu_section *sec,
 			   struct sfu_table_build *b)
@@ -498,8 +542,8 @@ static int sfu_table_index(const struct sfu_section *sec,
 	u64 span = sec->text_hi - sec->text_lo;
 	u8 shift = SFU_TABLE_SHIFT_MIN;
 	struct sfu_table *t = b->t;
-	u32 blk, pos = 0;
-	int ret;
+	u32 grp, pos = 0;
+	int ret = 0;
 
 	if (!b->nr_rows) {
 		ret = sfu_table_put(b, 0, SFU_TABLE_NONE);
@@ -509,19 +553,21 @@ static int sfu_table_index(const struct sfu_section *sec,
 	while (shift < SFU_TABLE_SHIFT_MAX &&
 	       (span >> shift) * SFU_TABLE_BLOCK_ROWS > b->nr_rows)
 		shift++;
+	if ((span >> shift) >= SFU_TABLE_FREE_BLOCKS &&
+	    (span >> shift) / SFU_TABLE_BLOCKS_PER_ROW >= b->nr_rows)
+		return -E2BIG;
 	t->shift = shift;
 	t->nr_blocks = (u32)(span >> shift) + 1;
-	t->index = sfu_alloc_array(t->nr_blocks + 1, sizeof(*t->index));
-	if (!t->index)
+	t->nr_groups = (t->nr_blocks + SFU_TABLE_GROUP_BLOCKS - 1) >>
+		       SFU_TABLE_GROUP_SHIFT;
+	t->base = sfu_alloc_array(t->nr_groups, sizeof(*t->base));
+	t->index = sfu_alloc_array(t->nr_groups,
+				   SFU_TABLE_GROUP_SLOTS * sizeof(*t->index));
+	if (!t->base || !t->index)
 		return -ENOMEM;
-	for (blk = 0; blk < t->nr_blocks; blk++) {
-		while (pos + 1 < b->nr_rows &&
-		       b->rows[pos + 1].start <= (u64)blk << shift)
-			pos++;
-		t->index[blk] = pos;
-	}
-	t->index[blk] = b->nr_rows - 1;
-	return 0;
+	for (grp = 0; !ret && grp < t->nr_groups; grp++)
+		ret = sfu_table_group(b, grp, &pos);
+	return ret;
 }
 
 /* A rule number and how many entries have it, while they are ranked. */
@@ -591,7 +637,7 @@ static u8 sfu_table_code(u16 rule)
 }
 
 /*
- * The entries in their three bytes, and the spill list, from the entries
+ * The entries in their two bytes, and the spill list, from the entries
  * with their whole starts and rule numbers; SFU_TABLE_PAD more at the end
  * for the window of the last block.  Return: 0 or -ENOMEM.
  */
@@ -615,7 +661,7 @@ static int sfu_table_pack(struct sfu_table_build *b)
 		u32 start = i < b->nr_rows ? b->rows[i].start : U32_MAX;
 		u16 rule = i < b->nr_rows ? b->rows[i].rule : SFU_TABLE_NONE;
 
-		t->starts[i] = (u16)(start - 1);
+		t->starts[i] = (u8)(start - 1);
 		t->codes[i] = sfu_table_code(rule);
 		if (t->codes[i] != SFU_TABLE_CODE_SPILL)
 			continue;
@@ -627,13 +673,13 @@ static int sfu_table_pack(struct sfu_table_build *b)
 }
 
 /*
- * For every SFU_TABLE_SPILL_BLOCKS blocks (and a slot after the last),
- * the first in the spill list at or after the entry in force at the
- * first one's start; none without spills.  Return: 0 or -ENOMEM.
+ * For every group (and a slot after the last), the first in the spill
+ * list at or after the entry in force at its start; none without spills.
+ * Return: 0 or -ENOMEM.
  */
 static int sfu_table_spill_index(struct sfu_table *t)
 {
-	u32 slot, blk, i = 0;
+	u32 slot, first, i = 0;
 
 	if (!t->nr_spill)
 		return 0;
@@ -642,9 +688,8 @@ static int sfu_table_spill_index(struct sfu_table *t)
 	if (!t->spill_index)
 		return -ENOMEM;
 	for (slot = 0; slot < sfu_table_spill_slots(t); slot++) {
-		blk = slot * SFU_TABLE_SPILL_BLOCKS;
-		blk = blk < t->nr_blocks ? blk : t->nr_blocks;
-		while (i < t->nr_spill && t->spill[i].pos < t->index[blk])
+		first = slot < t->nr_groups ? t->base[slot] : t->nr_rows;
+		while (i < t->nr_spill && t->spill[i].pos < first)
 			i++;
 		t->spill_index[slot] = i;
 	}
@@ -655,6 +700,7 @@ static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->starts);
 	sfu_free(t->codes);
+	sfu_free(t->base);
 	sfu_free(t->index);
 	sfu_free(t->rules);
 	sfu_free(t->spill);
@@ -743,7 +789,8 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	return sizeof(*t) +
 	       (size_t)(t->nr_rows + SFU_TABLE_PAD) *
 	       (sizeof(*t->starts) + sizeof(*t->codes)) +
-	       (size_t)(t->nr_blocks + 1) * sizeof(*t->index) +
+	       (size_t)t->nr_groups * (sizeof(*t->base) +
+	       SFU_TABLE_GROUP_SLOTS * sizeof(*t->index)) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       (size_t)t->nr_spill * sizeof(*t->spill) +
 	       (size_t)sfu_table_spill_slots(t) * sizeof(*t->spill_index);
@@ -767,15 +814,16 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
 	/* A section with a table has its elements. */
 	if (!x || !y || a->text_lo != b->text_lo || a->text_hi != b->text_hi ||
 	    a->abi != b->abi || a->elems[0].version != b->elems[0].version ||
-	    x->nr_rows != y->nr_rows || x->nr_blocks != y->nr_blocks ||
+	    x->nr_rows != y->nr_rows || x->nr_groups != y->nr_groups ||
 	    x->shift != y->shift || x->nr_rules != y->nr_rules ||
 	    x->nr_spill != y->nr_spill)
 		return false;
 	rows = (size_t)x->nr_rows + SFU_TABLE_PAD;
 	return !memcmp(x->starts, y->starts, rows * sizeof(*x->starts)) &&
 	       !memcmp(x->codes, y->codes, rows * sizeof(*x->codes)) &&
-	       !memcmp(x->index, y->index,
-		       ((size_t)x->nr_blocks + 1) * sizeof(*x->index)) &&
+	       !memcmp(x->base, y->base, x->nr_groups * sizeof(*x->base)) &&
+	       !memcmp(x->index, y->index, (size_t)x->nr_groups *
+		       SFU_TABLE_GROUP_SLOTS * sizeof(*x->index)) &&
 	       (!x->nr_rules ||
 		!memcmp(x->rules, y->rules, x->nr_rules * sizeof(*x->rules))) &&
 	       (!x->nr_spill ||
@@ -788,9 +836,9 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
  * @blk: the block whose search found the entry
  * @pos: the entry
  *
- * Found by halving the part of the spill list (sorted by position) of the
- * SFU_TABLE_SPILL_BLOCKS blocks around @blk: a few steps more than a
- * search of the block's entries at most, however many entries spill.
+ * Found by halving the part of the spill list (sorted by position) of
+ * @blk's group: at most 14 steps (fewer than 2^14 entries start in a
+ * group), however many entries spill.
  *
  * Return: the rule, valid as long as the table, or NULL if @pos is not
  * in the list (a table this file built has it there).
@@ -803,7 +851,7 @@ const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 	if (!t->nr_spill || blk >= t->nr_blocks)
 		return NULL;
 	/* The block's search may end on the entry that starts the next. */
-	blk /= SFU_TABLE_SPILL_BLOCKS;
+	blk >>= SFU_TABLE_GROUP_SHIFT;
 	lo = t->spill_index[blk];
 	hi = t->spill_index[blk + 1] < t->nr_spill ?
 	     t->spill_index[blk + 1] + 1 : t->nr_spill;
