@@ -688,28 +688,12 @@ static void sfu_test_long_function(struct kunit *test)
 static u32 sfu_table_diffs(struct sfu_section *plain,
 			   struct sfu_section *tabled, u8 abi, u64 step)
 {
-	char want[SFU_RULE_STR_MAX], got[SFU_RULE_STR_MAX];
-	const struct sfu_rule *b;
-	struct sfu_rule a;
 	u32 bad = 0;
-	int ra;
 	u64 pc;
 
 	for (pc = plain->text_lo - step; pc < plain->text_hi + step;
-	     pc += step) {
-		memset(&a, 0, sizeof(a));
-		ra = sfu_find_rule(plain, pc, &a);
-		b = sfu_table_find(tabled, pc);
-		if (!ra != !!b) {
-			bad++;
-			continue;
-		}
-		if (ra)
-			continue;
-		sfu_rule_format(&a, abi, want, sizeof(want));
-		sfu_rule_format(b, abi, got, sizeof(got));
-		bad += strcmp(want, got) || memcmp(&a, b, sizeof(a));
-	}
+	     pc += step)
+		bad += sfu_test_table_differs(plain, tabled, abi, pc);
 	return bad;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "sframe_test_sections.h"
 #include "../include/sframe/decode.h"
+#include "../include/sframe/table.h"
 
 #define NO_WORD		0x7fffffff
 #define MAX_FDES	8
@@ -480,4 +481,35 @@ s32 sfu_test_ra_slot(u8 abi)
 s32 sfu_test_fp_slot(u8 abi)
 {
 	return SFU_TEST_FRAME / 2 - 8;
+}
+
+/**
+ * sfu_test_table_differs() - whether a rule table answers otherwise than
+ *	its section's own lookup
+ * @plain: the section, looked up through its rows
+ * @tabled: the same section with a rule table
+ * @abi: the sections' ABI, for the rules' text
+ * @pc: the address
+ *
+ * Return: true if one finds a rule and the other does not, or if their
+ * rules (the structure or its text) differ.
+ */
+bool sfu_test_table_differs(struct sfu_section *plain,
+			    const struct sfu_section *tabled, u8 abi, u64 pc)
+{
+	char want[SFU_RULE_STR_MAX], got[SFU_RULE_STR_MAX];
+	const struct sfu_rule *b;
+	struct sfu_rule a;
+	int ra;
+
+	memset(&a, 0, sizeof(a));
+	ra = sfu_find_rule(plain, pc, &a);
+	b = sfu_table_find(tabled, pc);
+	if (!ra != !!b)
+		return true;
+	if (ra)
+		return false;
+	sfu_rule_format(&a, abi, want, sizeof(want));
+	sfu_rule_format(b, abi, got, sizeof(got));
+	return strcmp(want, got) || memcmp(&a, b, sizeof(a));
 }

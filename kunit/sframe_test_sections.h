@@ -63,5 +63,8 @@ s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
 			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,
 		       bool distinct, u8 *buf, size_t cap);
+struct sfu_section;
+bool sfu_test_table_differs(struct sfu_section *plain,
+			    const struct sfu_section *tabled, u8 abi, u64 pc);
 
 #endif /* _SFRAME_TEST_SECTIONS_H */

@@ -52,3 +52,27 @@ section_size() {
 	      awk -v n="$2" '$1 == n { print $5; exit }')
 	echo $((16#${hex:-0}))
 }
+
+# real_sframe_files: real Debian files of the three architectures whose
+# sidecars the rule table is checked on (make check-table, KUnit): libc,
+# python3, libcrypto and libstdc++ (x86-64), libc and libstdc++ of the
+# arm64 and s390x cross packages, installed if missing; one per line.
+real_sframe_files() {
+	local a t
+
+	[ -x /usr/bin/python3 ] || apt_install python3
+	[ -f /usr/lib/x86_64-linux-gnu/libcrypto.so.3 ] || apt_install libssl3
+	for a in arm64:aarch64 s390x:s390x; do
+		[ -f "/usr/${a#*:}-linux-gnu/lib/libstdc++.so.6" ] ||
+			apt_install "libstdc++6-${a%:*}-cross" \
+				"libc6-${a%:*}-cross"
+	done
+	printf '%s\n' /lib/x86_64-linux-gnu/libc.so.6 \
+		"$(readlink -f /usr/bin/python3)" \
+		/usr/lib/x86_64-linux-gnu/libcrypto.so.3 \
+		/usr/lib/x86_64-linux-gnu/libstdc++.so.6
+	for t in aarch64 s390x; do
+		printf '%s\n' "/usr/$t-linux-gnu/lib/libc.so.6" \
+			"/usr/$t-linux-gnu/lib/libstdc++.so.6"
+	done
+}

@@ -31,20 +31,8 @@ dump=$root/scripts/sframe-dump
 
 mkdir -p "$out" || exit 1
 make -s -C "$root" scripts/sframe-gen scripts/sframe-dump || exit 1
-[ -x /usr/bin/python3 ] || apt_install python3
-[ -f /usr/lib/x86_64-linux-gnu/libcrypto.so.3 ] || apt_install libssl3
-for a in arm64:aarch64 s390x:s390x; do
-	[ -f "/usr/${a#*:}-linux-gnu/lib/libstdc++.so.6" ] ||
-		apt_install "libstdc++6-${a%:*}-cross" "libc6-${a%:*}-cross"
-done
-
-files=(/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3)"
-       /usr/lib/x86_64-linux-gnu/libcrypto.so.3
-       /usr/lib/x86_64-linux-gnu/libstdc++.so.6)
-for t in aarch64 s390x; do
-	files+=("/usr/$t-linux-gnu/lib/libc.so.6"
-		"/usr/$t-linux-gnu/lib/libstdc++.so.6")
-done
+mapfile -t files < <(real_sframe_files)
+[ "${#files[@]}" -gt 0 ] || die "no files to check"
 
 spilled=0
 for f in "${files[@]}"; do
