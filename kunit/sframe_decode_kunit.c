@@ -680,6 +680,9 @@ static void sfu_test_long_function(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/* Addresses compared between two chances to reschedule. */
+#define SFU_TEST_RESCHED_PCS	4096
+
 /*
  * Differences between @plain's lookups and @tabled's table at every
  * @step-th address from below the first function to past the last:
@@ -688,12 +691,16 @@ static void sfu_test_long_function(struct kunit *test)
 static u32 sfu_table_diffs(struct sfu_section *plain,
 			   struct sfu_section *tabled, u8 abi, u64 step)
 {
-	u32 bad = 0;
+	u32 bad = 0, n = 0;
 	u64 pc;
 
 	for (pc = plain->text_lo - step; pc < plain->text_hi + step;
-	     pc += step)
+	     pc += step) {
 		bad += sfu_test_table_differs(plain, tabled, abi, pc);
+		/* Seconds under emulation: let RCU and the rest run. */
+		if (!(++n % SFU_TEST_RESCHED_PCS))
+			sfu_cond_resched();
+	}
 	return bad;
 }
 
