@@ -837,8 +837,8 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
  * @pos: the entry
  *
  * Found by halving the part of the spill list (sorted by position) of
- * @blk's group: at most 14 steps (fewer than 2^14 entries start in a
- * group), however many entries spill.
+ * @blk's group: 14 steps at most (fewer than 2^14 entries start in a
+ * group), however many entries spill, none of them a branch on the data.
  *
  * Return: the rule, valid as long as the table, or NULL if @pos is not
  * in the list (a table this file built has it there).
@@ -846,23 +846,21 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
 const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 					 u32 pos)
 {
-	u32 lo, hi, mid;
+	u32 lo, hi;
 
 	if (!t->nr_spill || blk >= t->nr_blocks)
 		return NULL;
 	/* The block's search may end on the entry that starts the next. */
 	blk >>= SFU_TABLE_GROUP_SHIFT;
 	lo = t->spill_index[blk];
-	hi = t->spill_index[blk + 1] < t->nr_spill ?
-	     t->spill_index[blk + 1] + 1 : t->nr_spill;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (t->spill[mid].pos < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == t->nr_spill || t->spill[lo].pos != pos)
+	hi = t->spill_index[blk + 1];
+	if (hi == t->nr_spill)
+		hi--;
+	if (lo > hi)
+		return NULL;
+	/* Halved without a branch on the data, as the entries are. */
+	lo = sfu_search_starts(t->spill, sizeof(*t->spill), pos, lo, hi);
+	if (t->spill[lo].pos != pos)
 		return NULL;
 	return &t->rules[t->spill[lo].rule];
 }

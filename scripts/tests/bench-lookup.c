@@ -3,14 +3,19 @@
  * Lookup micro-benchmark: a synthetic sorted section of N identical
  * 64-byte functions, and PC lookups at pseudo-random addresses inside it.
  *
- *   bench-lookup NR_FDES NR_LOOKUPS [table | distinct]
+ *   bench-lookup NR_FDES NR_LOOKUPS [table | distinct | crafted]
  *
  * With "table", the section gets a rule table (lib/sframe/table.c), as the
  * module gives the sections of files and sidecars; without, lookups read
  * and decode the section, as for a JIT's.  All functions have the same
  * rows, which the table stores once; with "distinct" the section gets a
  * table too, but every function has rows of its own, as most functions
- * of real programs do.
+ * of real programs do.  "crafted" ignores NR_FDES: a hostile section made
+ * for the table's worst case, one function of 65535 one-byte rows with
+ * 30000 distinct rules (most past the one-byte codes: spilled) and one
+ * more function 16 MiB away, so that the text gets the table's largest
+ * blocks (256 bytes) and each block of the long function 256 entries;
+ * the lookups fall in the long function.
  *
  * Prints "fdes=N lookups=M bytes=B index_bytes=I ns_per_lookup=X": the
  * section's size, what its lookup indexes take, and the CPU time of the
@@ -31,6 +36,10 @@
 
 #define BENCH_FUNC_SIZE	64
 #define BENCH_TEXT	0x100000
+/* The crafted section: its long function's rows, rules, and the gap. */
+#define BENCH_CRAFTED_ROWS	65535
+#define BENCH_CRAFTED_RULES	30000
+#define BENCH_CRAFTED_GAP	(16 << 20)
 
 static u32 bench_sink;
 
@@ -63,6 +72,62 @@ __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 	bench_sink = acc;
 }
 
+/*
+ * The crafted section into @buf (NULL: measure); the long function's
+ * size in *@span.  Return: its size, or a negative error code.
+ */
+static s64 bench_crafted(u8 *buf, size_t cap, u64 *span)
+{
+	static struct sfu_enc_fre rows[BENCH_CRAFTED_ROWS];
+	struct sfu_enc_params p = {
+		.version = SFRAME_VERSION_3,
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.flags = SFRAME_F_FDE_SORTED,
+		.fixed_ra = -8,
+		.fre_type = SFU_ENC_AUTO,
+		.word_size = SFU_ENC_AUTO,
+	};
+	struct sfu_enc_fde fdes[2] = {
+		{ .start = BENCH_TEXT, .size = BENCH_CRAFTED_ROWS + 1,
+		  .nr_fres = BENCH_CRAFTED_ROWS, .fres = rows },
+		{ .start = BENCH_TEXT + BENCH_CRAFTED_GAP, .size = 16,
+		  .nr_fres = 1, .fres = rows },
+	};
+	u32 i;
+
+	for (i = 0; i < BENCH_CRAFTED_ROWS; i++) {
+		rows[i].start = i;
+		rows[i].base = SFRAME_BASE_REG_SP;
+		rows[i].nr_words = 1;
+		rows[i].words[0] = 16 + 8 * (i % BENCH_CRAFTED_RULES);
+	}
+	*span = fdes[0].size;
+	return sfu_encode(&p, fdes, ARRAY_SIZE(fdes), buf, cap);
+}
+
+/* The synthetic section, or the crafted one; the text lookups fall in. */
+static u8 *bench_section(u32 nr_fdes, bool distinct, bool crafted, s64 *len,
+			 u64 *span)
+{
+	u8 *buf;
+
+	*span = (u64)nr_fdes * BENCH_FUNC_SIZE;
+	*len = crafted ? bench_crafted(NULL, 0, span) :
+		sfu_test_synthetic(SFRAME_VERSION_3,
+				   SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
+				   BENCH_FUNC_SIZE, distinct, NULL, 0);
+	buf = *len > 0 ? malloc(*len) : NULL;
+	if (!buf)
+		return NULL;
+	if ((crafted ? bench_crafted(buf, *len, span) :
+	     sfu_test_synthetic(SFRAME_VERSION_3,
+				SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
+				BENCH_FUNC_SIZE, distinct, buf, *len)) == *len)
+		return buf;
+	free(buf);
+	return NULL;
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -74,29 +139,23 @@ static double now_ns(void)
 int main(int argc, char **argv)
 {
 	struct sfu_section sec;
-	bool table, distinct;
+	bool table, distinct, crafted;
 	u32 nr_fdes, nr, i;
-	u64 seed = 0x9e3779b97f4a7c15ull, *pcs;
+	u64 seed = 0x9e3779b97f4a7c15ull, *pcs, span;
 	double t0, t1;
 	s64 len;
 	u8 *buf;
 
 	distinct = argc == 4 && !strcmp(argv[3], "distinct");
-	table = distinct || (argc == 4 && !strcmp(argv[3], "table"));
+	crafted = argc == 4 && !strcmp(argv[3], "crafted");
+	table = distinct || crafted || (argc == 4 && !strcmp(argv[3], "table"));
 	if (argc != 3 && !table)
 		return 2;
 	nr_fdes = strtoul(argv[1], NULL, 0);
 	nr = strtoul(argv[2], NULL, 0);
-	len = sfu_test_synthetic(SFRAME_VERSION_3,
-				 SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
-				 BENCH_FUNC_SIZE, distinct, NULL, 0);
-	buf = len > 0 ? malloc(len) : NULL;
+	buf = bench_section(nr_fdes, distinct, crafted, &len, &span);
 	pcs = malloc(sizeof(*pcs) * nr);
-	if (!buf || !pcs)
-		return 1;
-	if (sfu_test_synthetic(SFRAME_VERSION_3,
-			       SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
-			       BENCH_FUNC_SIZE, distinct, buf, len) != len) {
+	if (!buf || !pcs) {
 		fprintf(stderr, "bench-lookup: no synthetic section\n");
 		return 1;
 	}
@@ -110,8 +169,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < nr; i++)
-		pcs[i] = BENCH_TEXT +
-			 xorshift(&seed) % ((u64)nr_fdes * BENCH_FUNC_SIZE);
+		pcs[i] = BENCH_TEXT + xorshift(&seed) % span;
 	t0 = now_ns();
 	bench_lookups(&sec, pcs, nr);
 	t1 = now_ns();
