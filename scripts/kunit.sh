@@ -65,7 +65,7 @@ done
 # The sidecars of real files the sframe_real suite checks the rule table
 # on, linked in as data: offsets from the list, so no relocations.
 real_sections() {
-	local f n=0
+	local f i n=0
 
 	make -s -C "$root" scripts/sframe-gen >&2
 	mkdir -p "$dst/kunit/real"

@@ -11,8 +11,8 @@
 # in 1k.  Then a crafted section at the table's worst case (bench-lookup's
 # "crafted": 256 entries per block, most of them spilled) against the
 # table with rows shared at 1k FDEs, in instructions and time per lookup,
-# printed, not gated.  The time ratio 1M/1k is printed, not gated: at 1M the section no
-# longer fits in the caches, every lookup waits for DRAM (see
+# printed, not gated.  The time ratio 1M/1k is printed, not gated: at 1M
+# the section no longer fits in the caches, every lookup waits for DRAM (see
 # Documentation/performance.rst), and on a shared machine that wait varies
 # by a factor of 1.5 from run to run.
 set -eu
@@ -30,11 +30,30 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# measure N MODE...: one size's line; sets $line (bench-lookup's, timed)
+# and $insn_n (instructions per lookup, callgrind).
+measure() {
+	local n=$1 ir
+
+	shift
+	line=$("$bench" "$n" "$timed" "$@")
+	valgrind --tool=callgrind --toggle-collect=bench_lookups \
+		--callgrind-out-file="$tmp/cg" "$bench" "$n" "$counted" "$@" \
+		> /dev/null 2> "$tmp/vg"
+	ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg")
+	insn_n=$((ir / counted))
+}
+
+# field NAME: the value of NAME= in $line.
+field() {
+	echo "$line" | sed "s/.* $1=\([0-9.]*\).*/\1/"
+}
+
 # run MODE: the table for one mode ("read": lookups read the section,
 # "table": lookups use the rule table, "distinct": the same with rows of
 # its own for every function); leaves its ratios in $ratio and $ns_ratio.
 run() {
-	local mode=$1 n line bytes index ir
+	local mode=$1 n bytes index
 	local -a extra=()
 
 	[ "$mode" != read ] && extra=("$mode")
@@ -47,15 +66,11 @@ run() {
 		insn/lookup ns/lookup
 	declare -A insn ns
 	for n in $sizes; do
-		line=$("$bench" "$n" "$timed" "${extra[@]}")
-		ns[$n]=$(echo "$line" | sed 's/.*ns_per_lookup=\([0-9.]*\).*/\1/')
-		bytes=$(echo "$line" | sed 's/.* bytes=\([0-9]*\).*/\1/')
-		index=$(echo "$line" | sed 's/.* index_bytes=\([0-9]*\).*/\1/')
-		valgrind --tool=callgrind --toggle-collect=bench_lookups \
-			--callgrind-out-file="$tmp/cg.$n" "$bench" "$n" \
-			"$counted" "${extra[@]}" > /dev/null 2> "$tmp/vg.$n"
-		ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg.$n")
-		insn[$n]=$((ir / counted))
+		measure "$n" "${extra[@]}"
+		ns[$n]=$(field ns_per_lookup)
+		bytes=$(field bytes)
+		index=$(field index_bytes)
+		insn[$n]=$insn_n
 		printf '%10s %14s %12s %14s %12s\n' "$n" "$bytes" "$index" \
 			"${insn[$n]}" "${ns[$n]}"
 	done
@@ -69,22 +84,18 @@ run() {
 
 # crafted: the worst case against the table with rows shared at 1k FDEs.
 crafted() {
-	local mode n ir ns
+	local mode
+	declare -A insn ns
 
 	for mode in table crafted; do
-		ns=$("$bench" 1000 "$timed" "$mode" |
-		     sed 's/.*ns_per_lookup=\([0-9.]*\).*/\1/')
-		valgrind --tool=callgrind --toggle-collect=bench_lookups \
-			--callgrind-out-file="$tmp/cg.$mode" "$bench" 1000 \
-			"$counted" "$mode" > /dev/null 2> "$tmp/vg.$mode"
-		ir=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p' "$tmp/cg.$mode")
-		n=$((ir / counted))
-		echo "bench-host: $mode: $n insn/lookup, $ns ns/lookup"
-		eval "insn_$mode=$n ns_$mode=$ns"
+		measure 1000 "$mode"
+		insn[$mode]=$insn_n
+		ns[$mode]=$(field ns_per_lookup)
+		echo "bench-host: $mode: ${insn[$mode]} insn/lookup, ${ns[$mode]} ns/lookup"
 	done
-	# shellcheck disable=SC2154  # set by the eval above
-	awk -v a="$insn_crafted" -v b="$insn_table" -v c="$ns_crafted" \
-		-v d="$ns_table" 'BEGIN { printf "bench-host: crafted / table: insn/lookup %.2f, ns/lookup %.2f (not gated)\n", a / b, c / d }'
+	awk -v a="${insn[crafted]}" -v b="${insn[table]}" \
+		-v c="${ns[crafted]}" -v d="${ns[table]}" 'BEGIN {
+		printf "bench-host: crafted / table: insn/lookup %.2f, ns/lookup %.2f (not gated)\n", a / b, c / d }'
 }
 
 failed=0
