@@ -832,6 +832,60 @@ static void sfu_test_table_spill(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/*
+ * Distinct rules a table holds at most: rule numbers are u16 and U16_MAX
+ * marks no rule (table.c).
+ */
+#define SFU_TEST_MOST_RULES	U16_MAX
+
+/* Functions whose second rows give @rules distinct rules; their section. */
+static u8 *sfu_test_rules_section(struct kunit *test, u32 rules, s64 *len)
+{
+	u8 abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	s64 made;
+	u8 *buf;
+
+	*len = sfu_test_many_rules(SFRAME_VERSION_3, abi, rules - 1, NULL, 0);
+	KUNIT_ASSERT_GT(test, *len, 0);
+	buf = sfu_alloc_array(*len, 1);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	made = sfu_test_many_rules(SFRAME_VERSION_3, abi, rules - 1, buf, *len);
+	if (made != *len)
+		sfu_free(buf);
+	KUNIT_ASSERT_EQ(test, made, *len);
+	return buf;
+}
+
+/*
+ * As many distinct rules as a table holds: the build's rule hash grows
+ * to its last size (once not a power of two, and its probes then went
+ * round a part of it for ever), and the table answers as the section.
+ * One rule more gets no table.
+ */
+static void sfu_test_table_most_rules(struct kunit *test)
+{
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf;
+
+	buf = sfu_test_rules_section(test, SFU_TEST_MOST_RULES, &len);
+	sfu_check_table(test, buf, len, SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+			SFU_TEST_MANY_SIZE * 16 + 1);
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, sfu_table_build(&sec), 0);
+	KUNIT_EXPECT_EQ(test, sec.table ? sec.table->nr_rules : 0,
+			SFU_TEST_MOST_RULES);
+	sfu_section_destroy(&sec);
+	sfu_free(buf);
+
+	buf = sfu_test_rules_section(test, SFU_TEST_MOST_RULES + 1, &len);
+	KUNIT_EXPECT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_EXPECT_EQ(test, sfu_table_build(&sec), -E2BIG);
+	KUNIT_EXPECT_TRUE(test, !sec.table);
+	sfu_section_destroy(&sec);
+	sfu_free(buf);
+}
+
 /* Store @v little-endian at @p. */
 static void sfu_put_le32(u8 *p, u32 v)
 {
@@ -1076,6 +1130,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table_spill, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
+	KUNIT_CASE(sfu_test_table_most_rules),
 	KUNIT_CASE(sfu_test_build_id_note),
 #ifdef __KERNEL__
 	KUNIT_CASE(sfu_test_alloc),

@@ -151,15 +151,31 @@ static bool sfu_table_spend(struct sfu_table_build *b)
 	return true;
 }
 
+/* Buckets for @nr keys: a power of two, at most half full. */
+static u32 sfu_hash_size(u32 nr)
+{
+	u32 n = SFU_TABLE_HASH_MIN;
+
+	while (n < 2ULL * nr)
+		n *= 2;
+	return n;
+}
+
+/*
+ * Room for twice the rules, at most SFU_TABLE_MAX_RULES, and their hash
+ * (a power of two: the probes wrap by its mask, and so reach every
+ * bucket and always come to a free one).
+ */
 static int sfu_table_grow_rules(struct sfu_table_build *b)
 {
-	u32 n = b->max_rules * 2, i, *hash;
+	u32 n = b->max_rules * 2, size, i, *hash;
 	struct sfu_rule *rules;
 
 	if (n > SFU_TABLE_MAX_RULES)
 		n = SFU_TABLE_MAX_RULES;
+	size = sfu_hash_size(n);
 	rules = sfu_alloc_array(n, sizeof(*rules));
-	hash = sfu_alloc_array(2 * n, sizeof(*hash));
+	hash = sfu_alloc_array(size, sizeof(*hash));
 	if (!rules || !hash) {
 		sfu_free(rules);
 		sfu_free(hash);
@@ -167,12 +183,12 @@ static int sfu_table_grow_rules(struct sfu_table_build *b)
 	}
 	if (b->t->nr_rules)
 		memcpy(rules, b->t->rules, b->t->nr_rules * sizeof(*rules));
-	memset(hash, 0, 2 * n * sizeof(*hash));
+	memset(hash, 0, size * sizeof(*hash));
 	sfu_free(b->t->rules);
 	sfu_free(b->hash);
 	b->t->rules = rules;
 	b->hash = hash;
-	b->hash_size = 2 * n;
+	b->hash_size = size;
 	b->max_rules = n;
 	for (i = 0; i < b->t->nr_rules; i++) {
 		u32 h = sfu_rule_hash(&rules[i]) & (b->hash_size - 1);
@@ -453,16 +469,6 @@ static u32 sfu_table_room(struct sfu_section *sec)
 	for (i = 0; i < sec->nr_elems; i++)
 		rows += sec->elems[i].num_fres;
 	return rows > SFU_TABLE_MAX_ROWS ? SFU_TABLE_MAX_ROWS : (u32)rows;
-}
-
-/* Buckets for @nr keys: a power of two, at most half full. */
-static u32 sfu_hash_size(u32 nr)
-{
-	u32 n = SFU_TABLE_HASH_MIN;
-
-	while (n < 2ULL * nr)
-		n *= 2;
-	return n;
 }
 
 static int sfu_table_alloc(struct sfu_section *sec, struct sfu_table *t,
