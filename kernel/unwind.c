@@ -31,6 +31,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -119,6 +121,48 @@ static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
 }
 
 /*
+ * Read the word at @addr of the current task through its page, found in
+ * the task's page tables without a lock and without faulting it in
+ * (GUP-fast): for SFU_ARCH_READ_BY_PAGE, where a present page may fault a
+ * read that a non-faulting walk cannot let through.  Not in NMI, and not
+ * where PREEMPT_RT could not drop the page's last reference (a sleeping
+ * lock): the walk ends there as before.
+ */
+static noinline bool sfu_read_by_page(const unsigned long __user *addr,
+				      unsigned long *val)
+{
+	unsigned long uaddr = (unsigned long)addr;
+	struct page *page;
+	void *kaddr;
+
+	if (in_nmi() || (IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible()))
+		return false;
+	if (offset_in_page(uaddr) > PAGE_SIZE - sizeof(*val))
+		return false;
+	if (!get_user_page_fast_only(uaddr, 0, &page))
+		return false;
+	kaddr = kmap_local_page(page);
+	*val = *(unsigned long *)(kaddr + offset_in_page(uaddr));
+	kunmap_local(kaddr);
+	put_page(page);
+	sfu_stat_inc(SFU_STAT_PAGE_READS);
+	return true;
+}
+
+/* sfu_read_pair_nofault()'s words through their pages, after a fault. */
+static bool sfu_read_pair_by_page(unsigned long *a,
+				  const unsigned long __user *pa,
+				  unsigned long *b,
+				  const unsigned long __user *pb)
+{
+	if (!SFU_ARCH_READ_BY_PAGE)
+		return false;
+	if (pa && !sfu_read_by_page(pa, a))
+		return false;
+	return !pb || sfu_read_by_page(pb, b);
+}
+
+/*
  * Replace *@a by the word at user address *@a if @ra, and *@b by the word
  * at *@b if @rb (a frame's saved RA and FP), in one user-access window:
  * inline loads, where __get_user() and a copy are calls (a return thunk
@@ -145,7 +189,7 @@ static __always_inline bool sfu_read_pair_nofault(unsigned long *a, bool ra,
 	return true;
 fault_end_access:
 	user_access_end();
-	return false;
+	return sfu_read_pair_by_page(a, ra ? pa : NULL, b, rb ? pb : NULL);
 }
 
 /* The same in @st's mode: a faulting walk may sleep on each read. */

@@ -59,6 +59,24 @@ struct sfu_fp_frame {
 #endif
 
 /*
+ * Whether a page the task has mapped can still fault a read.  fork()
+ * makes every page table entry of the child old; s390 keeps a page's
+ * referenced bit in software and makes an old entry invalid to the
+ * hardware, and arm64 CPUs without hardware access-flag updates take a
+ * fault to set it.  A child's reads of its own stack then fault until it
+ * has touched each page (on s390 none works either between switch_mm()
+ * and the load of the user address space at the end of a context
+ * switch).  A walk that may not take the fault reads the word through
+ * its page instead (sfu_read_by_page()).  On x86-64 a read that faults
+ * finds no page.
+ */
+#if defined(CONFIG_S390) || defined(CONFIG_ARM64)
+#define SFU_ARCH_READ_BY_PAGE	true
+#else
+#define SFU_ARCH_READ_BY_PAGE	false
+#endif
+
+/*
  * Where a signal frame keeps the registers it interrupted: their slots'
  * user addresses; @ra is 0 where no return-address register is saved
  * (x86-64).
