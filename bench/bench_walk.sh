@@ -28,6 +28,13 @@
 #             weighs most on the short walks; the marginal cost per frame,
 #             (median at the deepest - median at the shallowest) / (their
 #             frame difference), is printed too: the constant cancels.
+# worst case  with the module loaded, the same recording of walk_crafted
+#             (x86-64) at the deepest depth: its stack is in
+#             crafted_walk (bench/crafted-x86_64.S), 65,400 one-byte rows
+#             and 63,000 distinct rules, nearly every entry spilled from
+#             the rule table's codes, in 256-byte blocks of 256 entries:
+#             the most a lookup can cost.  Walk time against the
+#             SFrame walk of walk_sframe, per sample and per frame.
 # worst walk  the module's walks: max / median and p99 / median; again
 #             without the first BENCH_WALK_WARM (5) walks of each run (under
 #             TCG the first run of code costs its translation), and where
@@ -61,6 +68,7 @@ nproc=${BENCH_MEM_PROCS:-16}
 nlib=${BENCH_MEM_LIBS:-8}
 warm=${BENCH_WALK_WARM:-5}
 walk=/selftests/bench/walk_sframe
+crafted=/selftests/bench/walk_crafted
 lib=/selftests/lib/libsfu_a.so
 data=/tmp/sfu_walk.data		# in the chroot
 res=/tmp/bench_walk
@@ -97,14 +105,14 @@ graph_on() {
 		echo 1 > "$tracefs/tracing_on"
 }
 
-# start OUT ARGS...: walk ARGS in the background, stdout to OUT, until it
-# prints "ready"; its pid in $pid.
+# start OUT PROG ARGS...: PROG ARGS in the background, stdout to OUT,
+# until it prints "ready"; its pid in $pid.
 start() {
 	local o="$1" i=0
 
 	shift
 	: > "$o"
-	"$walk" "$@" > "$o" 2>&1 &
+	"$@" > "$o" 2>&1 &
 	pid=$!
 	until grep -q '^ready' "$o"; do
 		i=$((i + 1))
@@ -205,12 +213,17 @@ record() {
 }
 
 # walk_run MODE DEPTH ROUND: one timed recording; MODE fp (module
-# unloaded) or sframe (loaded).  Appends the walk times to $res/MODE.DEPTH.
+# unloaded), sframe (loaded) or crafted (loaded, walk_crafted's stack).
+# Appends the walk times to $res/MODE.DEPTH.
 walk_run() {
 	local fn=sfu_perf_callchain_user name="$1.$2.$3"
 
 	[ "$1" = fp ] && fn=perf_callchain_user
-	start "$res/$name.out" spin "$2" || return 1
+	if [ "$1" = crafted ]; then
+		start "$res/$name.out" "$crafted" crafted "$2" || return 1
+	else
+		start "$res/$name.out" "$walk" spin "$2" || return 1
+	fi
 	graph_on "$fn" || return 1
 	record "$name" "$2" fp || return 1
 	graph_off "$res/$name.ns"
@@ -230,7 +243,7 @@ walk_run() {
 
 # dwarf_run DEPTH: the same recording with --call-graph dwarf, untimed.
 dwarf_run() {
-	start "$res/dwarf.$1.out" spin "$1" || return 1
+	start "$res/dwarf.$1.out" "$walk" spin "$1" || return 1
 	record "dwarf.$1.1" "$1" dwarf
 	local rc=$?
 	stop "$pid"
@@ -299,7 +312,7 @@ memory() {
 	pids=""
 	i=0
 	while [ "$i" -lt "$nproc" ]; do
-		start "$res/hold.$i" hold || return 1
+		start "$res/hold.$i" "$walk" hold || return 1
 		pids="$pids $pid"
 		i=$((i + 1))
 	done
@@ -320,12 +333,12 @@ memory() {
 		i=$((i + 1))
 	done
 	m2=$(stat_of memory_bytes)
-	start "$res/hold.p" hold || return 1
+	start "$res/hold.p" "$walk" hold || return 1
 	p0=$pid
 	m3=$(stat_of memory_bytes)
 	f3=$(stat_of file_cache_bytes)
 	# shellcheck disable=SC2086  # the libraries, one argument each
-	start "$res/hold.l" hold $libs || return 1
+	start "$res/hold.l" "$walk" hold $libs || return 1
 	m4=$(stat_of memory_bytes)
 	f4=$(stat_of file_cache_bytes)
 	echo "# memory: one process with $nlib copies of ${lib##*/} dlopen()ed:"
@@ -366,6 +379,7 @@ grep -qw function_graph "$tracefs/available_tracers" ||
 echo "# $(perf --version); $rounds rounds of $secs s at $hz Hz per depth"
 
 # --- the walks: rounds alternate the module loaded and unloaded
+deepest=$(echo "$depths" | awk '{ print $NF }')
 r=1
 while [ "$r" -le "$rounds" ]; do
 	load || fail "insmod failed"
@@ -373,6 +387,10 @@ while [ "$r" -le "$rounds" ]; do
 		walk_run sframe "$d" "$r" ||
 			fail "depth $d, module loaded: a measurement failed"
 	done
+	if [ -x "$crafted" ]; then
+		walk_run crafted "$deepest" "$r" ||
+			fail "walk_crafted: a measurement failed"
+	fi
 	unload || fail "rmmod failed"
 	for d in $depths; do
 		walk_run fp "$d" "$r" ||
@@ -441,6 +459,24 @@ if [ "${17}" -gt "$2" ] && [ "${18}" -gt "$3" ]; then
 	b=$(div "$((${27} - ${12}))" "$((${18} - $3))" %.0f)
 	printf '# marginal ns per frame (depth %d to %d medians): frame pointers %s, SFrame %s, ratio %s\n' \
 		"$1" "${16}" "$a" "$b" "$(div "$b" "$a")"
+fi
+
+# The table's worst case against the same depth's ordinary SFrame walk.
+if [ -s "$res/crafted.$deepest" ]; then
+	fc=$(frames crafted "$deepest")
+	fs=$(frames sframe "$deepest")
+	case "$fc$fs" in
+	*"#"*) echo "$fc$fs"; fail "walk_crafted: unequal call chains" ;;
+	esac
+	echo "# the rule table's worst case (walk_crafted), depth $deepest, $fc/$fs frames: walk per sample, ns (min / p10 / median)"
+	# shellcheck disable=SC2046  # the statistics, split on purpose
+	set -- $(pct "$res/sframe.$deepest") $(pct "$res/crafted.$deepest")
+	printf '# SFrame %d %d %d, worst case %d %d %d: worst case / SFrame per sample %s %s %s, per frame %s %s %s\n' \
+		"$1" "$2" "$3" "$7" "$8" "$9" \
+		"$(div "$7" "$1")" "$(div "$8" "$2")" "$(div "$9" "$3")" \
+		"$(div "$(($7 * fs))" "$(($1 * fc))")" \
+		"$(div "$(($8 * fs))" "$(($2 * fc))")" \
+		"$(div "$(($9 * fs))" "$(($3 * fc))")"
 fi
 
 echo "# worst walk against the median (ns), SFrame (module) and frame pointers"

@@ -11,6 +11,9 @@
  *   walk hold [LIB...]  dlopen()s each LIB, prints "ready" and waits until
  *                       killed: the module's memory per registered process
  *                       and per library
+ *   walk crafted DEPTH  (walk_crafted, x86-64) the same as spin, DEPTH
+ *                       frames of crafted_walk (bench/crafted-x86_64.S),
+ *                       whose rows are the rule table's worst case
  *
  * Built -O2 -fno-omit-frame-pointer with SFrame, so that the kernel's
  * frame-pointer walk (module unloaded) and the module's SFrame walk
@@ -87,6 +90,17 @@ WALK_FUNC(6, 7, 168, 7) WALK_FUNC(7, 8, 192, 8) WALK_FUNC(8, 9, 216, 9)
 WALK_FUNC(9, 10, 240, 10) WALK_FUNC(10, 11, 264, 11)
 WALK_FUNC(11, 0, 288, 12)
 
+#ifdef WALK_CRAFTED
+unsigned long crafted_walk(unsigned long depth);
+
+/* The leaf below crafted_walk's frames. */
+NOIPA void crafted_leaf(void)
+{
+	announce();
+	spin(0);
+}
+#endif
+
 static int hold(int nlibs, char **libs)
 {
 	int i;
@@ -107,18 +121,24 @@ int main(int argc, char **argv)
 	unsigned long depth;
 
 	alarm(WALK_MAX_SECONDS);
-	if (argc == 3 && !strcmp(argv[1], "spin")) {
+	if (argc == 3 && (!strcmp(argv[1], "spin") ||
+			  !strcmp(argv[1], "crafted"))) {
 		depth = strtoul(argv[2], NULL, 0);
 		if (depth < 1 || depth > WALK_MAX_DEPTH) {
 			fprintf(stderr, "walk: DEPTH from 1 to %d\n",
 				WALK_MAX_DEPTH);
 			return 2;
 		}
-		walk_f0(depth, (unsigned long)argc);
+		if (!strcmp(argv[1], "spin"))
+			walk_f0(depth, (unsigned long)argc);
+#ifdef WALK_CRAFTED
+		else
+			crafted_walk(depth);
+#endif
 		return 1;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "hold"))
 		return hold(argc - 2, argv + 2);
-	fprintf(stderr, "usage: walk spin DEPTH | hold [LIB...]\n");
+	fprintf(stderr, "usage: walk spin|crafted DEPTH | hold [LIB...]\n");
 	return 2;
 }

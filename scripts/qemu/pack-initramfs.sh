@@ -96,7 +96,8 @@ make -s --no-print-directory -C "$root/selftests" list TESTS="$tests" \
 	> "$r/selftests/list"
 touch "$r/selftests/stress.env" "$r/selftests/bench.env"
 for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS BENCH_ROUNDS \
-	 BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS BENCH_WALK_HZ; do
+	 BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS BENCH_WALK_HZ \
+	 BENCH_WALK_DEPTHS; do
 	f=${v%%_*}
 	[ -z "${!v:-}" ] || echo "$v=${!v}" >> "$r/selftests/${f,,}.env"
 done

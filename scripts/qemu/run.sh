@@ -35,8 +35,8 @@
 # (default 45; at least 20 for its three rmmod/insmod cycles),
 # STRESS_HZ their sampling rate (4000) and STRESS_RMMOD_SECONDS the
 # bound on each rmmod (30); they are passed to the guest, as are the
-# benchmarks' BENCH_ROUNDS, BENCH_EXEC, BENCH_DLOPEN, BENCH_WALK_SECONDS
-# and BENCH_WALK_HZ (e.g. BENCH_ROUNDS=11 make bench).
+# benchmarks' BENCH_ROUNDS, BENCH_EXEC, BENCH_DLOPEN, BENCH_WALK_SECONDS,
+# BENCH_WALK_HZ and BENCH_WALK_DEPTHS (e.g. BENCH_ROUNDS=11 make bench).
 #
 # The module and the test modules are built for ARCH against the kernel's
 # own headers; pack-initramfs.sh packs them, the programs and scripts of
