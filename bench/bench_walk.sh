@@ -32,8 +32,8 @@
 #             (x86-64) at the deepest depth: its stack is in
 #             crafted_walk (bench/crafted-x86_64.S), 65,400 one-byte rows
 #             and 63,000 distinct rules, nearly every entry spilled from
-#             the rule table's codes, in 256-byte blocks of 256 entries:
-#             the most a lookup can cost.  Walk time against the
+#             the rule table's codes (a wide table), in 256-byte blocks
+#             of 256 entries: the most a lookup can cost.  Walk time against the
 #             SFrame walk of walk_sframe, per sample and per frame.
 # worst walk  the module's walks: max / median and p99 / median; again
 #             without the first BENCH_WALK_WARM (5) walks of each run (under

@@ -3,8 +3,8 @@
  * The rule table's worst case under perf -g (bench/bench_walk.sh): a
  * function whose SFrame has a row at nearly every byte, most rows with a
  * rule of their own, so that a lookup there searches a block of 256
- * one-byte entries and then its group's long spill list (lib/sframe/
- * table.c), and a stack of 127 frames in it.
+ * one-byte entries whose codes all spill (lib/sframe/table.c: the table
+ * is wide), and a stack of 127 frames in it.
  *
  * crafted_walk(depth) calls itself depth - 1 times, then crafted_leaf()
  * (bench/walk.c), which spins.  Its code is a few instructions; around

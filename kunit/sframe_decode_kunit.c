@@ -826,9 +826,38 @@ static void sfu_test_table_spill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sec.table->nr_spill,
 			nr + 1 - SFU_TABLE_CODE_NONE);
 	KUNIT_EXPECT_EQ(test, sec.table->rules[0].cfa.off, 8);
+	KUNIT_EXPECT_TRUE(test, !sec.table->wide);
 	KUNIT_EXPECT_EQ(test, sfu_table_unordered(sec.table), 0);
 	/* An entry that is not in the list has no rule there. */
 	KUNIT_EXPECT_TRUE(test, !sfu_table_spilled(sec.table, 0, 0));
+	sfu_section_destroy(&sec);
+}
+
+/*
+ * Spills that crowd a group: the table keeps every entry's rule number
+ * instead of the spill list, and answers as the section at every address.
+ * The many-rules section of sfu_test_table_spill() keeps its list.
+ */
+static void sfu_test_table_wide(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	struct sfu_section sec;
+	s64 len;
+	u8 *buf;
+
+	len = sfu_test_crowded(c->version, c->abi, NULL, 0);
+	KUNIT_ASSERT_GT(test, len, 0);
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, sfu_test_crowded(c->version, c->abi, buf, len),
+			len);
+	sfu_check_table(test, buf, len, c->abi, 1);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
+	KUNIT_EXPECT_TRUE(test, sec.table->wide);
+	KUNIT_EXPECT_EQ(test, sec.table->nr_spill, 0);
+	KUNIT_EXPECT_EQ(test, sec.table->nr_rules, SFU_TEST_CROWDED_ROWS);
+	KUNIT_EXPECT_EQ(test, sec.table->shift, SFU_TABLE_PAGE_SHIFT);
 	sfu_section_destroy(&sec);
 }
 
@@ -1128,6 +1157,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_spill, sfu_long_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_wide, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
 	KUNIT_CASE(sfu_test_table_most_rules),

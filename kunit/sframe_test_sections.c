@@ -357,6 +357,53 @@ free_arrays:
 }
 
 /**
+ * sfu_test_crowded() - a function whose rows spill from a table's codes
+ * @version: SFrame version
+ * @abi: ABI id
+ * @buf: output, or NULL to measure
+ * @cap: size of @buf
+ *
+ * SFU_TEST_CROWDED_ROWS one-byte rows at SFU_TEST_LONG_TEXT, each with
+ * cfa = sp + sfu_test_many_cfa(row), and a function of one row
+ * SFU_TEST_CROWDED_GAP further: a rule table's blocks of that text span
+ * 256 bytes of 256 entries, and nearly all of them spill in one group.
+ *
+ * Return: the section size, or a negative error code.
+ */
+s64 sfu_test_crowded(u8 version, u8 abi, u8 *buf, size_t cap)
+{
+	struct sfu_enc_fde fdes[2] = { };
+	struct sfu_enc_params p;
+	struct sfu_enc_fre *rows;
+	s64 len;
+	u32 i;
+
+	rows = sfu_alloc_array(SFU_TEST_CROWDED_ROWS, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	memset(rows, 0, SFU_TEST_CROWDED_ROWS * sizeof(*rows));
+	for (i = 0; i < SFU_TEST_CROWDED_ROWS; i++) {
+		rows[i].start = i;
+		rows[i].base = SFRAME_BASE_REG_SP;
+		rows[i].nr_words = 1;
+		rows[i].words[0] = sfu_test_many_cfa(i);
+	}
+	fdes[0].start = SFU_TEST_LONG_TEXT;
+	fdes[0].size = SFU_TEST_CROWDED_ROWS;
+	fdes[0].nr_fres = SFU_TEST_CROWDED_ROWS;
+	fdes[0].fres = rows;
+	fdes[1].start = SFU_TEST_LONG_TEXT + SFU_TEST_CROWDED_GAP;
+	fdes[1].size = SFU_TEST_MANY_SIZE;
+	fdes[1].nr_fres = 1;
+	fdes[1].fres = rows;
+	sfu_test_params(&p, version, abi, 0);
+	p.flags |= SFRAME_F_FDE_SORTED;
+	len = sfu_encode(&p, fdes, ARRAY_SIZE(fdes), buf, cap);
+	sfu_free(rows);
+	return len;
+}
+
+/**
  * sfu_test_long_section() - functions whose rows are many
  * @version: SFrame version
  * @abi: ABI id

@@ -59,6 +59,13 @@ static inline s32 sfu_test_many_cfa(u32 fn)
 
 s64 sfu_test_many_rules(u8 version, u8 abi, u32 nr_fdes, u8 *buf,
 			size_t cap);
+/*
+ * sfu_test_crowded(): a function of one-byte rows with a rule each, and
+ * one more far enough away that the table's blocks span 256 bytes.
+ */
+#define SFU_TEST_CROWDED_ROWS	4096
+#define SFU_TEST_CROWDED_GAP	(64 * SFU_TEST_CROWDED_ROWS)
+s64 sfu_test_crowded(u8 version, u8 abi, u8 *buf, size_t cap);
 s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
 			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,

@@ -555,6 +555,8 @@ static int dump_memory(struct dump *d, u64 len)
 	mem_line(&sum, "table-spill", t->nr_spill, sizeof(*t->spill));
 	mem_line(&sum, "table-spill-blk", sfu_table_spill_slots(t),
 		 sizeof(*t->spill_index));
+	mem_line(&sum, "table-wide", t->wide ? t->nr_rows : 0,
+		 sizeof(*t->wide));
 	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
 	       "", sum.asked, sum.taken);
 	/* What the module charges for the section: the same arrays. */
@@ -608,9 +610,9 @@ static int dump_check_table(struct dump *d)
 				"sframe-dump: %s: table and lookup differ at 0x%" PRIx64 "\n",
 				d->path, pc);
 	}
-	printf("%" PRIu64 " addresses, %" PRIu64 " differ (%u entries, %u rules, %u spilled)\n",
+	printf("%" PRIu64 " addresses, %" PRIu64 " differ (%u entries, %u rules, %u spilled%s)\n",
 	       nr, bad, sec->table->nr_rows, sec->table->nr_rules,
-	       sec->table->nr_spill);
+	       sec->table->nr_spill, sec->table->wide ? ", wide" : "");
 	return bad ? 1 : 0;
 }
 

@@ -63,6 +63,7 @@ struct sfu_table {
 	struct sfu_table_spill *spill;	/* by position */
 	u32 nr_spill;
 	u32 *spill_index;	/* per group, and one more: the first */
+	u16 *wide;		/* or every entry's rule number (table.c) */
 };
 
 /* Slots of a table's spill index: none if nothing spills. */

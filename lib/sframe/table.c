@@ -29,8 +29,11 @@
  * few entries with a rule past those are listed aside with their rule
  * (the spill list), and found there by position, from where their group's
  * start in the list: real sections have a few hundred distinct rules, and
- * those past the first 254 are rare, but a crafted section may spill most
- * entries, and a lookup must not cost more for it.
+ * those past the first 254 are rare.  A crafted section may spill most
+ * entries, and a lookup must not cost much more for it: where more than
+ * SFU_TABLE_GROUP_SPILLS spill in one group, the table keeps every
+ * entry's rule number in two more bytes instead (wide), and a spilled
+ * code's rule is one load away.
  *
  * A lookup is then one index slot and a search of one block's entries
  * (asked for together before the search: a line or two), and it returns
@@ -78,6 +81,11 @@
  */
 #define SFU_TABLE_FREE_BLOCKS	BIT(16)
 #define SFU_TABLE_BLOCKS_PER_ROW	16
+/*
+ * Spilled entries a group may hold in the spill list (a lookup halves
+ * them in eight steps, as a block's entries); beyond, the table is wide.
+ */
+#define SFU_TABLE_GROUP_SPILLS	256
 
 /* FNV-1a, 32 bits. */
 #define SFU_FNV_BASIS		2166136261u
@@ -702,6 +710,48 @@ static int sfu_table_spill_index(struct sfu_table *t)
 	return 0;
 }
 
+/*
+ * Whether spills crowd a group: a section whose entries mostly have rules
+ * of their own (a crafted one) would make every lookup there halve a long
+ * spill list.
+ */
+static bool sfu_table_crowded(const struct sfu_table *t)
+{
+	u32 grp;
+
+	for (grp = 0; grp < t->nr_groups; grp++)
+		if (t->spill_index[grp + 1] - t->spill_index[grp] >
+		    SFU_TABLE_GROUP_SPILLS)
+			return true;
+	return false;
+}
+
+/*
+ * A crowded table keeps each entry's rule number instead of the spill
+ * list (two bytes an entry, where a spilled one takes six and its
+ * index): a spilled code's rule is then one load.  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_widen(struct sfu_table *t)
+{
+	u32 i;
+
+	if (!t->nr_spill || !sfu_table_crowded(t))
+		return 0;
+	t->wide = sfu_alloc_array(t->nr_rows, sizeof(*t->wide));
+	if (!t->wide)
+		return -ENOMEM;
+	/* Only spilled entries are read: the others say no rule. */
+	memset(t->wide, 0xff, (size_t)t->nr_rows * sizeof(*t->wide));
+	for (i = 0; i < t->nr_spill; i++)
+		t->wide[t->spill[i].pos] = t->spill[i].rule;
+	sfu_free(t->spill);
+	sfu_free(t->spill_index);
+	t->spill = NULL;
+	t->spill_index = NULL;
+	t->nr_spill = 0;
+	return 0;
+}
+
 static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->starts);
@@ -711,6 +761,7 @@ static void sfu_table_free(struct sfu_table *t)
 	sfu_free(t->rules);
 	sfu_free(t->spill);
 	sfu_free(t->spill_index);
+	sfu_free(t->wide);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -757,6 +808,8 @@ int sfu_table_build(struct sfu_section *sec)
 		ret = sfu_table_pack(&b);
 	if (!ret)
 		ret = sfu_table_spill_index(t);
+	if (!ret)
+		ret = sfu_table_widen(t);
 	sfu_table_build_free(&b);
 	if (ret) {
 		sfu_table_free(t);
@@ -799,7 +852,8 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	       SFU_TABLE_GROUP_SLOTS * sizeof(*t->index)) +
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       (size_t)t->nr_spill * sizeof(*t->spill) +
-	       (size_t)sfu_table_spill_slots(t) * sizeof(*t->spill_index);
+	       (size_t)sfu_table_spill_slots(t) * sizeof(*t->spill_index) +
+	       (t->wide ? (size_t)t->nr_rows * sizeof(*t->wide) : 0);
 }
 
 /**
@@ -822,7 +876,7 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
 	    a->abi != b->abi || a->elems[0].version != b->elems[0].version ||
 	    x->nr_rows != y->nr_rows || x->nr_groups != y->nr_groups ||
 	    x->shift != y->shift || x->nr_rules != y->nr_rules ||
-	    x->nr_spill != y->nr_spill)
+	    x->nr_spill != y->nr_spill || !x->wide != !y->wide)
 		return false;
 	rows = (size_t)x->nr_rows + SFU_TABLE_PAD;
 	return !memcmp(x->starts, y->starts, rows * sizeof(*x->starts)) &&
@@ -833,7 +887,9 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
 	       (!x->nr_rules ||
 		!memcmp(x->rules, y->rules, x->nr_rules * sizeof(*x->rules))) &&
 	       (!x->nr_spill ||
-		!memcmp(x->spill, y->spill, x->nr_spill * sizeof(*x->spill)));
+		!memcmp(x->spill, y->spill, x->nr_spill * sizeof(*x->spill))) &&
+	       (!x->wide ||
+		!memcmp(x->wide, y->wide, x->nr_rows * sizeof(*x->wide)));
 }
 
 /**
@@ -843,8 +899,9 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b)
  * @pos: the entry
  *
  * Found by halving the part of the spill list (sorted by position) of
- * @blk's group: 14 steps at most (fewer than 2^14 entries start in a
- * group), however many entries spill, none of them a branch on the data.
+ * @blk's group: at most SFU_TABLE_GROUP_SPILLS entries, eight steps, none
+ * of them a branch on the data; a table whose spills crowd a group keeps
+ * every entry's rule number instead, one load.
  *
  * Return: the rule, valid as long as the table, or NULL if @pos is not
  * in the list (a table this file built has it there).
@@ -854,6 +911,9 @@ const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
 {
 	u32 lo, hi;
 
+	if (t->wide)
+		return pos < t->nr_rows && t->wide[pos] < t->nr_rules ?
+		       &t->rules[t->wide[pos]] : NULL;
 	if (!t->nr_spill || blk >= t->nr_blocks)
 		return NULL;
 	/* The block's search may end on the entry that starts the next. */
