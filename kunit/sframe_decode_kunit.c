@@ -840,16 +840,22 @@ static void sfu_test_table_spill(struct kunit *test)
  */
 static void sfu_test_table_wide(struct kunit *test)
 {
+	static const struct sfu_test_crowd crowd = {
+		.rows = SFU_TEST_CROWDED_ROWS,
+		.rules = SFU_TEST_CROWDED_ROWS,
+		.gap = SFU_TEST_CROWDED_GAP,
+	};
 	const struct sfu_case *c = test->param_value;
 	struct sfu_section sec;
 	s64 len;
 	u8 *buf;
 
-	len = sfu_test_crowded(c->version, c->abi, NULL, 0);
+	len = sfu_test_crowded(c->version, c->abi, &crowd, NULL, 0);
 	KUNIT_ASSERT_GT(test, len, 0);
 	buf = kunit_kzalloc(test, len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, sfu_test_crowded(c->version, c->abi, buf, len),
+	KUNIT_ASSERT_EQ(test, sfu_test_crowded(c->version, c->abi, &crowd, buf,
+					       len),
 			len);
 	sfu_check_table(test, buf, len, c->abi, 1);
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);

@@ -360,17 +360,21 @@ free_arrays:
  * sfu_test_crowded() - a function whose rows spill from a table's codes
  * @version: SFrame version
  * @abi: ABI id
+ * @crowd: its rows, their distinct rules, and the gap to the next
  * @buf: output, or NULL to measure
  * @cap: size of @buf
  *
- * SFU_TEST_CROWDED_ROWS one-byte rows at SFU_TEST_LONG_TEXT, each with
- * cfa = sp + sfu_test_many_cfa(row), and a function of one row
- * SFU_TEST_CROWDED_GAP further: a rule table's blocks of that text span
- * 256 bytes of 256 entries, and nearly all of them spill in one group.
+ * @crowd->rows one-byte rows at SFU_TEST_LONG_TEXT, row i with
+ * cfa = sp + sfu_test_many_cfa(i % @crowd->rules), and a function of one
+ * row @crowd->gap further: with a gap wide enough, a rule table's blocks
+ * of that text span 256 bytes of 256 entries, and where the rules are
+ * many nearly all of them spill, in a few groups (the table's worst
+ * case: KUnit, bench-lookup's "crafted").
  *
  * Return: the section size, or a negative error code.
  */
-s64 sfu_test_crowded(u8 version, u8 abi, u8 *buf, size_t cap)
+s64 sfu_test_crowded(u8 version, u8 abi, const struct sfu_test_crowd *crowd,
+		     u8 *buf, size_t cap)
 {
 	struct sfu_enc_fde fdes[2] = { };
 	struct sfu_enc_params p;
@@ -378,21 +382,23 @@ s64 sfu_test_crowded(u8 version, u8 abi, u8 *buf, size_t cap)
 	s64 len;
 	u32 i;
 
-	rows = sfu_alloc_array(SFU_TEST_CROWDED_ROWS, sizeof(*rows));
+	if (!crowd->rows || !crowd->rules)
+		return -EINVAL;
+	rows = sfu_alloc_array(crowd->rows, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	memset(rows, 0, SFU_TEST_CROWDED_ROWS * sizeof(*rows));
-	for (i = 0; i < SFU_TEST_CROWDED_ROWS; i++) {
+	memset(rows, 0, (size_t)crowd->rows * sizeof(*rows));
+	for (i = 0; i < crowd->rows; i++) {
 		rows[i].start = i;
 		rows[i].base = SFRAME_BASE_REG_SP;
 		rows[i].nr_words = 1;
-		rows[i].words[0] = sfu_test_many_cfa(i);
+		rows[i].words[0] = sfu_test_many_cfa(i % crowd->rules);
 	}
 	fdes[0].start = SFU_TEST_LONG_TEXT;
-	fdes[0].size = SFU_TEST_CROWDED_ROWS;
-	fdes[0].nr_fres = SFU_TEST_CROWDED_ROWS;
+	fdes[0].size = crowd->rows;
+	fdes[0].nr_fres = crowd->rows;
 	fdes[0].fres = rows;
-	fdes[1].start = SFU_TEST_LONG_TEXT + SFU_TEST_CROWDED_GAP;
+	fdes[1].start = SFU_TEST_LONG_TEXT + crowd->gap;
 	fdes[1].size = SFU_TEST_MANY_SIZE;
 	fdes[1].nr_fres = 1;
 	fdes[1].fres = rows;

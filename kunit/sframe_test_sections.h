@@ -60,12 +60,19 @@ static inline s32 sfu_test_many_cfa(u32 fn)
 s64 sfu_test_many_rules(u8 version, u8 abi, u32 nr_fdes, u8 *buf,
 			size_t cap);
 /*
- * sfu_test_crowded(): a function of one-byte rows with a rule each, and
- * one more far enough away that the table's blocks span 256 bytes.
+ * sfu_test_crowded(): a function of one-byte rows whose rules take turns,
+ * and one more far enough away that the table's blocks span 256 bytes.
  */
+struct sfu_test_crowd {
+	u32 rows;	/* of the long function, one byte each */
+	u32 rules;	/* distinct among them: row i has rule i % rules */
+	u64 gap;	/* from its start to the one-row function's */
+};
+
 #define SFU_TEST_CROWDED_ROWS	4096
 #define SFU_TEST_CROWDED_GAP	(64 * SFU_TEST_CROWDED_ROWS)
-s64 sfu_test_crowded(u8 version, u8 abi, u8 *buf, size_t cap);
+s64 sfu_test_crowded(u8 version, u8 abi, const struct sfu_test_crowd *crowd,
+		     u8 *buf, size_t cap);
 s64 sfu_test_long_section(u8 version, u8 abi, u32 nr_rows, u32 nr_funcs,
 			  u64 text, u8 *buf, size_t cap, u64 vaddr);
 s64 sfu_test_synthetic(u8 version, u8 abi, u32 nr_fdes, u32 func_size,

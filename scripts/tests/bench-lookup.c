@@ -36,7 +36,6 @@
 
 #define BENCH_FUNC_SIZE	64
 #define BENCH_TEXT	0x100000
-/* The crafted section: its long function's rows, rules, and the gap. */
 #define BENCH_CRAFTED_ROWS	65535
 #define BENCH_CRAFTED_RULES	30000
 #define BENCH_CRAFTED_GAP	(16 << 20)
@@ -72,38 +71,12 @@ __attribute__((noinline)) void bench_lookups(struct sfu_section *sec,
 	bench_sink = acc;
 }
 
-/*
- * The crafted section into @buf (NULL: measure); the long function's
- * size in *@span.  Return: its size, or a negative error code.
- */
-static s64 bench_crafted(u8 *buf, size_t cap, u64 *span)
-{
-	static struct sfu_enc_fre rows[BENCH_CRAFTED_ROWS];
-	struct sfu_enc_params p = {
-		.version = SFRAME_VERSION_3,
-		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
-		.flags = SFRAME_F_FDE_SORTED,
-		.fixed_ra = -8,
-		.fre_type = SFU_ENC_AUTO,
-		.word_size = SFU_ENC_AUTO,
-	};
-	struct sfu_enc_fde fdes[2] = {
-		{ .start = BENCH_TEXT, .size = BENCH_CRAFTED_ROWS + 1,
-		  .nr_fres = BENCH_CRAFTED_ROWS, .fres = rows },
-		{ .start = BENCH_TEXT + BENCH_CRAFTED_GAP, .size = 16,
-		  .nr_fres = 1, .fres = rows },
-	};
-	u32 i;
-
-	for (i = 0; i < BENCH_CRAFTED_ROWS; i++) {
-		rows[i].start = i;
-		rows[i].base = SFRAME_BASE_REG_SP;
-		rows[i].nr_words = 1;
-		rows[i].words[0] = 16 + 8 * (i % BENCH_CRAFTED_RULES);
-	}
-	*span = fdes[0].size;
-	return sfu_encode(&p, fdes, ARRAY_SIZE(fdes), buf, cap);
-}
+/* The crafted section: its long function's rows, rules, and the gap. */
+static const struct sfu_test_crowd bench_crowd = {
+	.rows = BENCH_CRAFTED_ROWS,
+	.rules = BENCH_CRAFTED_RULES,
+	.gap = BENCH_CRAFTED_GAP,
+};
 
 /* The synthetic section, or the crafted one; the text lookups fall in. */
 static u8 *bench_section(u32 nr_fdes, bool distinct, bool crafted, s64 *len,
@@ -111,15 +84,19 @@ static u8 *bench_section(u32 nr_fdes, bool distinct, bool crafted, s64 *len,
 {
 	u8 *buf;
 
-	*span = (u64)nr_fdes * BENCH_FUNC_SIZE;
-	*len = crafted ? bench_crafted(NULL, 0, span) :
+	*span = crafted ? bench_crowd.rows : (u64)nr_fdes * BENCH_FUNC_SIZE;
+	*len = crafted ? sfu_test_crowded(SFRAME_VERSION_3,
+					  SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+					  &bench_crowd, NULL, 0) :
 		sfu_test_synthetic(SFRAME_VERSION_3,
 				   SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
 				   BENCH_FUNC_SIZE, distinct, NULL, 0);
 	buf = *len > 0 ? malloc(*len) : NULL;
 	if (!buf)
 		return NULL;
-	if ((crafted ? bench_crafted(buf, *len, span) :
+	if ((crafted ? sfu_test_crowded(SFRAME_VERSION_3,
+					SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+					&bench_crowd, buf, *len) :
 	     sfu_test_synthetic(SFRAME_VERSION_3,
 				SFRAME_ABI_AMD64_ENDIAN_LITTLE, nr_fdes,
 				BENCH_FUNC_SIZE, distinct, buf, *len)) == *len)
