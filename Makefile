@@ -13,6 +13,8 @@
 #                        tests (README.md)
 #   make check-all       also 6.1, 6.12-rt, Debian 13's 6.12 and 7.x on
 #                        x86-64, arm64 and s390x
+#   make check-builds    the module with W=1 against every kernel of the
+#                        matrix (KERNELS="x86_64:7.3 arm64:7 ...": these)
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug|
 #                        6.12-deb13|7|7.3|7-rt|...  (scripts/qemu/run.sh)
 #   make -C selftests [CROSS_COMPILE=aarch64-linux-gnu-|s390x-linux-gnu-]
@@ -81,9 +83,10 @@ CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
 HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
 
-.PHONY: all module modules clean pictures check check-all check-host check-corpus check-table check-gen \
-	fuzz-smoke fuzz-long bench bench-host style help selftests demo kunit sizes \
-	memory man install dkms-src dkms-install dkms-remove deb check-deb module-src
+.PHONY: all module modules clean pictures check check-all check-builds \
+	check-host check-corpus check-table check-gen fuzz-smoke fuzz-long \
+	bench bench-host style help selftests demo kunit sizes memory man \
+	install dkms-src dkms-install dkms-remove deb check-deb module-src
 
 all: $(HOST_TOOLS)
 
@@ -194,6 +197,9 @@ kunit:
 
 check-all:
 	scripts/check.sh --all
+
+check-builds:
+	scripts/tests/build-matrix.sh $(KERNELS)
 
 selftests:
 	scripts/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)

@@ -10,7 +10,9 @@
 #                             harness's own tests, the Debian packages
 #                             (DKMS in a chroot, the 6.12 guest), KUnit on
 #                             x86-64
-#   scripts/check.sh --all    make check-all: also x86-64 6.1, x86-64 6.12
+#   scripts/check.sh --all    make check-all: also the module's W=1 build
+#                             against every kernel of the matrix
+#                             (make check-builds), x86-64 6.1, x86-64 6.12
 #                             PREEMPT_RT, arm64 6.12, s390x 6.1, Debian
 #                             13's 6.12 on all three, the newest 7.x on
 #                             arm64 and s390x and its PREEMPT_RT flavour on
@@ -110,6 +112,7 @@ stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
 if [ -n "$all" ]; then
+	stage builds scripts/tests/build-matrix.sh
 	stage qemu-x86_64-6.1 guest x86_64 6.1
 	stage qemu-x86_64-6.12-rt guest x86_64 6.12-rt
 	stage qemu-arm64-6.12 guest arm64 6.12
