@@ -1161,6 +1161,7 @@ static struct sfu_mm *sfu_mm_hash(struct sfu_mm *smm,
 				  struct task_struct *owner)
 {
 	struct sfu_mm *found;
+	bool added = false;
 
 	spin_lock(&sfu_mms_lock);
 	rcu_read_lock();
@@ -1175,14 +1176,20 @@ static struct sfu_mm *sfu_mm_hash(struct sfu_mm *smm,
 		smm->hashed = true;
 		atomic_long_inc(&sfu_nr_mms);
 		found = smm;
+		added = true;
 	}
 	spin_unlock(&sfu_mms_lock);
-	if (found == smm) {
+	if (added) {
 		if (smm->notified)
 			sfu_stat_inc(SFU_STAT_MM_NOTIFIED);
 		return smm;
 	}
-	/* Ours is not needed: another thread made one (or the same one). */
+	/*
+	 * Ours is not needed: another task made one first.  With a notifier
+	 * it may be the very one found (mmu_notifier_get() gave the other
+	 * task's), and the reference that get took for us goes all the same:
+	 * kept, it would leave the notifier on the mm after unload.
+	 */
 	if (smm->notified) {
 		mmu_notifier_put(&smm->mn);
 	} else {
@@ -1209,8 +1216,24 @@ struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner)
 	rcu_read_lock();
 	smm = sfu_mm_find(mm);
 	rcu_read_unlock();
-	if (smm)
-		return smm;
+	return smm ?: sfu_mm_make(mm, owner);
+}
+
+/**
+ * sfu_mm_make() - sfu_mm_get() for a caller that found no registry
+ * @mm: as for sfu_mm_get()
+ * @owner: as for sfu_mm_get()
+ *
+ * Another task may have made @mm's registry since the caller looked (the
+ * scan at load and the process's own mmap, say): then that one is
+ * returned, and what this call made for it is dropped.  May sleep.
+ *
+ * Return: as sfu_mm_get().
+ */
+struct sfu_mm *sfu_mm_make(struct mm_struct *mm, struct task_struct *owner)
+{
+	struct sfu_mm *smm;
+
 	if (READ_ONCE(sfu_hooks_serve))
 		smm = sfu_mm_new(mm);
 	else

@@ -142,6 +142,7 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 			    size_t len, unsigned long vaddr, unsigned int flags);
 struct sfu_mm *sfu_mm_find(struct mm_struct *mm);
 struct sfu_mm *sfu_mm_get(struct mm_struct *mm, struct task_struct *owner);
+struct sfu_mm *sfu_mm_make(struct mm_struct *mm, struct task_struct *owner);
 void sfu_mm_exit(struct mm_struct *mm);
 void sfu_registry_use_hooks(bool on);
 void sfu_mm_unmapped(struct mm_struct *mm, unsigned long start,

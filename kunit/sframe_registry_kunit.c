@@ -371,6 +371,33 @@ static void reg_test_hook_tie(struct kunit *test)
 	mmput(mm);
 }
 
+/*
+ * Two tasks that each found no registry for an mm (the scan at load and
+ * the process's own mmap) both make one: the second gets the first's and
+ * keeps nothing of what it made, neither a reference to the mm (the
+ * hooks' tie) nor one to the notifier it shares, which would leave the
+ * notifier on the mm after the registry, and the module, are gone.
+ */
+static void reg_test_made_twice(struct kunit *test)
+{
+	struct reg_ctx *ctx = test->priv;
+	int count0 = atomic_read(&ctx->mm->mm_count);
+	struct sfu_mm *smm;
+
+	KUNIT_ASSERT_TRUE(test, ctx->smm->notified);
+	KUNIT_EXPECT_EQ(test, ctx->smm->mn.users, 1U);
+	smm = sfu_mm_make(ctx->mm, current);
+	KUNIT_EXPECT_PTR_EQ(test, smm, ctx->smm);
+	KUNIT_EXPECT_EQ(test, ctx->smm->mn.users, 1U);
+
+	sfu_registry_use_hooks(true);
+	smm = sfu_mm_make(ctx->mm, current);
+	sfu_registry_use_hooks(false);
+	KUNIT_EXPECT_PTR_EQ(test, smm, ctx->smm);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->mm->mm_count), count0);
+	KUNIT_EXPECT_EQ(test, sfu_stat_mms(), ctx->mms0 + 1);
+}
+
 /* A snapshot (fork, query) keeps its regions after they are removed. */
 static void reg_test_snapshot(struct kunit *test)
 {
@@ -674,6 +701,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_snapshot),
 	KUNIT_CASE(reg_test_forked),
 	KUNIT_CASE(reg_test_hook_tie),
+	KUNIT_CASE(reg_test_made_twice),
 	KUNIT_CASE(reg_test_in_place),
 	KUNIT_CASE(reg_test_section),
 	KUNIT_CASE(reg_test_race),
