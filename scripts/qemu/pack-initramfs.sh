@@ -20,7 +20,7 @@
 #
 # The guest's /init is guest-init, with a static busybox, the programs and
 # scripts of selftests/Makefile as /selftests (with the list and timeouts
-# the Makefile names), the test corpus as /corpus, the dynamic loader and
+# the Makefile names, doubled on arm64 and s390x), the test corpus as /corpus, the dynamic loader and
 # libc the programs need, and STRESS_* and BENCH_* from the environment in
 # /selftests/stress.env and bench.env.  A test not in selftests/ is taken
 # from bench/, scripts/demo/ or scripts/qemu/ (the harness's own tests).
@@ -92,8 +92,14 @@ for t in $tests; do
 	done
 done
 [ -z "$extra" ] || cp -r "$extra" "$r/extra"
-make -s --no-print-directory -C "$root/selftests" list TESTS="$tests" \
-	> "$r/selftests/list"
+# Each test's timeout; twice as long on arm64 and s390x, whose code TCG
+# emulates about half as fast (run.sh doubles the guest's too).
+scale=1
+[ "$arch" = x86_64 ] || scale=2
+make -s --no-print-directory -C "$root/selftests" list TESTS="$tests" |
+	awk -v scale="$scale" \
+	    -v def="$(sed -n 's/^timeout=//p' "$root/selftests/settings")" \
+	    '{ print $1, scale * ($2 ? $2 : def) }' > "$r/selftests/list"
 touch "$r/selftests/stress.env" "$r/selftests/bench.env"
 for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS BENCH_ROUNDS \
 	 BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS BENCH_WALK_HZ \
