@@ -343,13 +343,7 @@ refused_as_nobody() {
 	grep -q "run as root" "$out.nobody"
 }
 
-if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
-fi
-if [ ! -x /host/usr/bin/perf ] || [ ! -x /host/usr/bin/python3 ]; then
-	skip_all "the root at /host has no perf or python3"
-fi
-[ -x "$dir/../bin/sframectl" ] || skip_all "no sframectl was built for $(uname -m)"
+need_host_sframectl
 load || { not_ok "insmod"; tap_end sframectl; exit 1; }
 cp "$dir/../bin/sframectl" "/host$ctl"
 cat > "/host$script" << 'EOF'

@@ -139,13 +139,7 @@ measured() {
 	[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ]
 }
 
-if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
-fi
-if [ ! -x /host/usr/bin/perf ] || [ ! -x "/host$python" ]; then
-	skip_all "the root at /host has no perf or python3"
-fi
-[ -x "$dir/../bin/sframectl" ] || skip_all "no sframectl was built for $(uname -m)"
+need_host_sframectl
 load
 check "module loaded" loaded
 check "first_map_wait_ms is a parameter" test -w "$param"

@@ -190,3 +190,14 @@ function sym(a,   i) {
 			return nm[i]
 	return "?"
 }'
+
+# need_host_sframectl: skip the whole test unless the guest shares a
+# Debian root with perf and python3 at /host and sframectl was built.
+need_host_sframectl() {
+	grep -q ' /host 9p ' /proc/mounts ||
+		skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+	[ -x /host/usr/bin/perf ] && [ -x /host/usr/bin/python3 ] ||
+		skip_all "the root at /host has no perf or python3"
+	[ -x "$dir/../bin/sframectl" ] ||
+		skip_all "no sframectl was built for $(uname -m)"
+}
