@@ -59,7 +59,7 @@ else
 	make -s "build/cross-$triple/sframectl"
 	cp "build/cross-$triple/sframectl" "$work/extra/sframectl"
 fi
-readelf -lW "$work/extra/workload" | grep -q GNU_SFRAME ||
+readelf -lW "$work/extra/workload" | grep GNU_SFRAME > /dev/null ||
 	die "the workload has no PT_GNU_SFRAME"
 cp "$(scripts/fetch-flamegraph.sh)" "$work/extra/flamegraph-template.html"
 

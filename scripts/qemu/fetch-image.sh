@@ -64,8 +64,9 @@ deb13_image() {
 	local rel=$ver-$flavour bin re
 
 	re=$(printf '%s' "$rel" | sed 's/[.+]/\\&/g')
-	if fetch_debs -l "$debarch" "^linux-binary(-unsigned)?-$re\$" |
-	   grep -q .; then
+	# Listed into a variable: "| grep -q ." would close the pipe after
+	# the first of the two names (pipefail then takes that for none).
+	if [ -n "$(fetch_debs -l "$debarch" "^linux-binary(-unsigned)?-$re\$")" ]; then
 		bin=linux-binary$suffix-$rel
 		[ "$arch" = s390x ] && bin=linux-binary-$rel
 		fetch_debs -d "$debarch" "$bin" "linux-modules-$rel" \
@@ -109,7 +110,8 @@ if ! ls "$dest"/boot/vmlinu[xz]-* > /dev/null 2>&1; then
 fi
 ls "$dest"/boot/vmlinu[xz]-* > /dev/null 2>&1 || die "no kernel in $debs"
 # The package leaves modules.dep to the installer; the guest init needs it.
-for rel in $(ls "$dest/lib/modules"); do
+for d in "$dest"/lib/modules/*/; do
+	rel=$(basename "$d")
 	depmod -b "$dest" "$rel" || die "depmod failed for $rel"
 done
 echo "$ver" > "$dest/.complete"

@@ -157,13 +157,9 @@ build_module() {
 	local src=$1 dst=$2
 
 	cp -r "$src"/. "$dst"/
-	"$root/scripts/kbuild.sh" "$arch" "$kdir" "$dst" -s modules \
-		> "$dst/build.log" 2>&1 ||
-		{ cat "$dst/build.log" >&2; die "module build failed"; }
-	if grep -v '^kbuild.sh: ' "$dst/build.log" | grep -q 'warning:'; then
-		cat "$dst/build.log" >&2
-		die "module build has warnings"
-	fi
+	"$root/scripts/kbuild.sh" --log "$dst/build.log" "$arch" "$kdir" \
+		"$dst" -s modules ||
+		{ cat "$dst/build.log" >&2; die "module build failed or warned"; }
 }
 if [ -n "$module" ]; then
 	[ "$(modinfo -F vermagic "$module" | cut -d' ' -f1)" = "$rel" ] ||

@@ -45,12 +45,8 @@ build() {
 	echo "# $arch $kver: $(basename "$kdir")"
 	make -s --no-print-directory -C "$root" module-src MODULE_SRC="$src" ||
 		return 1
-	if ! "$root/scripts/kbuild.sh" "$arch" "$kdir" "$src" -s modules W=1 \
-			> "$log" 2>&1; then
-		sed 's/^/# /' "$log"
-		return 1
-	fi
-	if grep -v '^kbuild.sh: ' "$log" | grep -q 'warning:'; then
+	if ! "$root/scripts/kbuild.sh" --log "$log" "$arch" "$kdir" "$src" \
+			-s modules W=1; then
 		sed 's/^/# /' "$log"
 		return 1
 	fi
