@@ -30,7 +30,8 @@ if [ "${1:-}" = --log ]; then
 	log=$2
 	shift 2
 fi
-[ $# -ge 3 ] || die "usage: $prog [--log FILE] ARCH KDIR MODDIR [MAKE-ARGUMENTS...]"
+[ $# -ge 3 ] ||
+	die "usage: $prog [--log FILE] ARCH KDIR MODDIR [MAKE-ARGUMENTS...]"
 arch=$1
 kdir=$(realpath "$2")
 moddir=$(realpath "$3")

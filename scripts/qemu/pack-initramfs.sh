@@ -21,9 +21,10 @@
 # The guest's /init is guest-init, with a static busybox, the programs and
 # scripts of selftests/Makefile as /selftests (with the list and timeouts
 # the Makefile names, doubled on arm64 and s390x), the test corpus as
-# /corpus, the dynamic loader and libc the programs need, and STRESS_* and BENCH_* from the environment in
-# /selftests/stress.env and bench.env.  A test not in selftests/ is taken
-# from bench/, scripts/demo/ or scripts/qemu/ (the harness's own tests).
+# /corpus, the dynamic loader and libc the programs need, and STRESS_*
+# and BENCH_* from the environment in /selftests/stress.env and
+# bench.env.  A test not in selftests/ is taken from bench/, scripts/demo/
+# or scripts/qemu/ (the harness's own tests).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
