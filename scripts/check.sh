@@ -36,13 +36,10 @@ total_pass=0
 total_fail=0
 summary=()
 
-stage() {
-	local name=$1 p f rc start
-	shift
-	start=$(date +%s)
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log/$name.log"
-	rc=${PIPESTATUS[0]}
+# count NAME RC START: add up the stage's log as below; the summary line.
+count() {
+	local name=$1 rc=$2 start=$3 p f
+
 	# The stage's own summaries ("# NAME: N passed, N failed"), added
 	# up; those of the tests inside a guest ("# # ...") are in its own.
 	read -r p f < <(sed -n 's/^# [^ #][^:]*: \([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' \
@@ -59,6 +56,44 @@ stage() {
 		"$(( $(date +%s) - start ))" "$([ "$rc" -ne 0 ] && echo "  (exit $rc)")")")
 }
 
+stage() {
+	local name=$1 rc start
+
+	shift
+	start=$(date +%s)
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$log/$name.log"
+	rc=${PIPESTATUS[0]}
+	count "$name" "$rc" "$start"
+}
+
+# background NAME CMD...: a stage that runs beside the next ones, its
+# output kept for join.  Every guest is one TCG thread, so the longest
+# guest takes the second core while the rest go on.  In a session of its
+# own, so that an interrupted run takes it down too.
+declare -A bg_pid bg_start
+trap 'for p in "${bg_pid[@]}"; do kill -- "-$p" 2> /dev/null; done' EXIT
+background() {
+	local name=$1
+
+	shift
+	echo "=== $name (in the background, joined at the end): $*"
+	bg_start[$name]=$(date +%s)
+	setsid "$@" > "$log/$name.log" 2>&1 &
+	bg_pid[$name]=$!
+}
+
+# join NAME: wait for a background stage, print its output, count it.
+join() {
+	local name=$1 rc=0
+
+	wait "${bg_pid[$name]}" || rc=$?
+	unset "bg_pid[$name]"
+	echo "=== $name (from the background)"
+	cat "$log/$name.log"
+	count "$name" "$rc" "${bg_start[$name]}"
+}
+
 # guest ARCH KVER [options]: the selftests in a guest.  A stall report
 # with no frame of the module (TCG on a busy host: the CI machine runs
 # other work too) is a warning; one with a frame of it fails the run, as
@@ -69,6 +104,17 @@ guest() {
 
 stage setup scripts/setup-host.sh all
 stage build make -s all
+# The 6.12 guest, the longest stage, beside all the others, with room
+# for a guest that shares the machine (run.sh's own bound is 2400 s).
+# bpftrace takes minutes to start under TCG: make check leaves the BPF
+# test to make check-all, which runs it in every guest.
+if [ -n "$all" ]; then
+	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+		--stalls-ok --timeout 4800
+else
+	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+		--stalls-ok --timeout 4800 --skip bpf_ustack.sh
+fi
 stage tools-cli scripts/tests/tools-cli.sh
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
@@ -78,13 +124,6 @@ stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
 stage systemd-unit scripts/tests/verify-unit.sh
-# bpftrace takes minutes to start under TCG: make check leaves the BPF
-# test to make check-all, which runs it in every guest.
-if [ -n "$all" ]; then
-	stage qemu-x86_64-6.12 guest x86_64 6.12
-else
-	stage qemu-x86_64-6.12 guest x86_64 6.12 --skip bpf_ustack.sh
-fi
 # The 7.x guest in make check leaves out what does not depend on the
 # kernel's version (the decoder, the ioctl fuzzer, fault injection, the
 # walk budget, the stress loops, the daemon's trust boundary) and the
@@ -99,20 +138,22 @@ else
 	stage qemu-x86_64-7 guest x86_64 7 --skip \
 		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh"
 fi
-# The flame graphs perf_callchain.sh drew in those two guests, opened in
-# headless Chromium: -g on 6.12, --call-graph fp,defer on 7.x.  The
-# program's width holds its start-up and exit too (the kernel's exec, the
-# dynamic loader: about 3%), so main spans at least 90% of it with the
-# module (the selftest itself wants 95% of the samples in the program).
-fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
-stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
-	sfu_chain "$fg-without.html" "$fg-with.html"
+# The flame graph perf_callchain.sh drew in the 7.x guest with
+# --call-graph fp,defer (and, after the join below, the 6.12 guest's with
+# -g), opened in headless Chromium.  The program's width holds its
+# start-up and exit too (the kernel's exec, the dynamic loader: about
+# 3%), so main spans at least 90% of it with the module (the selftest
+# itself wants 95% of the samples in the program).
 fg=build/qemu/x86_64-7/export/flamegraph/perf_callchain
 stage flamegraph-7-defer scripts/tests/flamegraph-check.sh --with 90 \
 	sfu_chain "$fg-defer_without.html" "$fg-defer_with.html"
 stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
+join qemu-x86_64-6.12
+fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
+stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
+	sfu_chain "$fg-without.html" "$fg-with.html"
 if [ -n "$all" ]; then
 	stage builds scripts/tests/build-matrix.sh
 	stage qemu-x86_64-6.1 guest x86_64 6.1
