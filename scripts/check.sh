@@ -154,23 +154,27 @@ join qemu-x86_64-6.12
 fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
 stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
 	sfu_chain "$fg-without.html" "$fg-with.html"
+# make check-all's other guests two at a time, one per core, paired by
+# length; each with room for a guest beside it.
 if [ -n "$all" ]; then
+	pair() {
+		background "qemu-$1-$2" scripts/qemu/run.sh "$1" "$2" \
+			--stalls-ok --timeout 4800
+		stage "qemu-$3-$4" guest "$3" "$4" --timeout 4800
+		join "qemu-$1-$2"
+	}
+	pair x86_64 6.1 x86_64 6.12-rt
+	pair arm64 6.12 s390x 6.1
+	pair x86_64 6.12-deb13 x86_64 7-rt
+	pair arm64 6.12-deb13 arm64 7
+	pair s390x 6.12-deb13 s390x 7
+	background qemu-x86_64-debug scripts/qemu/run.sh x86_64 debug \
+		--stalls-ok --timeout 4800
 	stage builds scripts/tests/build-matrix.sh
-	stage qemu-x86_64-6.1 guest x86_64 6.1
-	stage qemu-x86_64-6.12-rt guest x86_64 6.12-rt
-	stage qemu-arm64-6.12 guest arm64 6.12
-	stage qemu-s390x-6.1 guest s390x 6.1
-	stage qemu-x86_64-6.12-deb13 guest x86_64 6.12-deb13
-	stage qemu-x86_64-7-rt guest x86_64 7-rt --timeout 4800
-	stage qemu-arm64-6.12-deb13 guest arm64 6.12-deb13
-	stage qemu-arm64-7 guest arm64 7
-	stage qemu-s390x-6.12-deb13 guest s390x 6.12-deb13
-	stage qemu-s390x-7 guest s390x 7
-	stage qemu-x86_64-debug guest x86_64 debug
 	stage kunit-arm64 scripts/kunit.sh arm64
 	stage kunit-s390 scripts/kunit.sh s390
+	join qemu-x86_64-debug
 fi
-
 echo
 echo "=== summary"
 for s in "${summary[@]}"; do
