@@ -8,7 +8,8 @@
 #                             (Debian 13's trixie-backports), their
 #                             flame graphs in a browser, the
 #                             harness's own tests, the Debian packages
-#                             (DKMS in a chroot, the 6.12 guest), KUnit on
+#                             (DKMS in Debian 12 and 13 chroots, booted
+#                             in the 6.12 and 7.x guests), KUnit on
 #                             x86-64
 #   scripts/check.sh --all    make check-all: also the module's W=1 build
 #                             against every kernel of the matrix
@@ -22,7 +23,9 @@
 # Every stage prints its own TAP and a "# NAME: N passed, N failed" line
 # (or several, which add up); a stage without one counts as one test,
 # passed if it exited 0.  The run ends with
-# a summary per stage and the total "N passed, N failed".
+# a summary per stage and the total "N passed, N failed".  A guest is one
+# TCG thread: the longest runs beside the other stages (background(),
+# join()), and make check-all's run two at a time.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
