@@ -119,11 +119,11 @@ stage systemd-unit scripts/tests/verify-unit.sh
 # bpftrace takes minutes to start under TCG: make check leaves the BPF
 # test to make check-all, which runs it in every guest.  The guests of
 # make check run one at a time: beside a second guest and a build (three
-# busy threads on two cores), Debian 12's QEMU (7.2) twice handed the
-# 6.12 guest an RFLAGS made of a kernel pointer's low bits just after
-# SLUB's cmpxchg16b (a double fault, and a #DB in kernel mode from a set
-# TF), in code the module does not touch; two guests side by side, as
-# make check-all pairs them, never did.
+# busy threads on two cores), the 6.12 guest twice ran on with an RFLAGS
+# made of a kernel pointer's low bits just after SLUB's cmpxchg16b (a
+# double fault, and a #DB in kernel mode from a set TF), in code the
+# module does not touch, likely Debian 12's QEMU (7.2) under TCG; two
+# guests side by side, as make check-all pairs them, never did.
 if [ -n "$all" ]; then
 	stage qemu-x86_64-6.12 guest x86_64 6.12
 else
