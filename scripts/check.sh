@@ -80,7 +80,7 @@ background() {
 	local name=$1
 
 	shift
-	echo "=== $name (in the background, joined at the end): $*"
+	echo "=== $name (in the background): $*"
 	bg_start[$name]=$(date +%s)
 	setsid "$@" > "$log/$name.log" 2>&1 &
 	bg_pid[$name]=$!
@@ -157,16 +157,18 @@ stage flamegraph-7-defer scripts/tests/flamegraph-check.sh --with 90 \
 stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
-# make check-all's other guests two at a time, one per core, paired by
-# length; each with room for a guest beside it.  Nothing else runs beside
-# them (see the 6.12 guest above): the builds come after.
+# pair ARCH KVER ARCH KVER: two guests at once, one per core, each with
+# room for the other beside it.
+pair() {
+	background "qemu-$1-$2" scripts/qemu/run.sh "$1" "$2" \
+		--stalls-ok --timeout 4800
+	stage "qemu-$3-$4" guest "$3" "$4" --timeout 4800
+	join "qemu-$1-$2"
+}
+
+# make check-all's other guests in pairs of similar length.  Nothing else
+# runs beside them (see the 6.12 guest above): the builds come after.
 if [ -n "$all" ]; then
-	pair() {
-		background "qemu-$1-$2" scripts/qemu/run.sh "$1" "$2" \
-			--stalls-ok --timeout 4800
-		stage "qemu-$3-$4" guest "$3" "$4" --timeout 4800
-		join "qemu-$1-$2"
-	}
 	pair x86_64 6.1 x86_64 6.12-rt
 	pair arm64 6.12 s390x 6.1
 	pair x86_64 6.12-deb13 x86_64 7-rt
