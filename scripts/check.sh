@@ -24,8 +24,8 @@
 # (or several, which add up); a stage without one counts as one test,
 # passed if it exited 0.  The run ends with
 # a summary per stage and the total "N passed, N failed".  A guest is one
-# TCG thread: make check-all runs its other guests two at a time
-# (background(), join()).
+# TCG thread: the longest runs beside the other stages (background(),
+# join()), and make check-all's run two at a time.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,9 +71,9 @@ stage() {
 }
 
 # background NAME CMD...: a stage that runs beside the next ones, its
-# output kept for join.  Every guest is one TCG thread, so a second guest
-# takes the second core.  In a session of its own, so that an interrupted
-# run takes it down too.
+# output kept for join.  Every guest is one TCG thread, so the longest
+# guest takes the second core while the rest go on.  In a session of its
+# own, so that an interrupted run takes it down too.
 declare -A bg_pid bg_start
 trap 'for p in "${bg_pid[@]}"; do kill -- "-$p" 2> /dev/null; done' EXIT
 background() {
@@ -107,6 +107,17 @@ guest() {
 
 stage setup scripts/setup-host.sh all
 stage build make -s all
+# The 6.12 guest, the longest stage, beside all the others, with room
+# for a guest that shares the machine (run.sh's own bound is 2400 s).
+# bpftrace takes minutes to start under TCG: make check leaves the BPF
+# test to make check-all, which runs it in every guest.
+if [ -n "$all" ]; then
+	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+		--stalls-ok --timeout 4800
+else
+	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+		--stalls-ok --timeout 4800 --skip bpf_ustack.sh
+fi
 stage tools-cli scripts/tests/tools-cli.sh
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
@@ -116,19 +127,6 @@ stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
 stage systemd-unit scripts/tests/verify-unit.sh
-# bpftrace takes minutes to start under TCG: make check leaves the BPF
-# test to make check-all, which runs it in every guest.  The guests of
-# make check run one at a time: beside a second guest and a build (three
-# busy threads on two cores), the 6.12 guest twice ran on with an RFLAGS
-# made of a kernel pointer's low bits just after SLUB's cmpxchg16b (a
-# double fault, and a #DB in kernel mode from a set TF), in code the
-# module does not touch, likely Debian 12's QEMU (7.2) under TCG; two
-# guests side by side, as make check-all pairs them, never did.
-if [ -n "$all" ]; then
-	stage qemu-x86_64-6.12 guest x86_64 6.12
-else
-	stage qemu-x86_64-6.12 guest x86_64 6.12 --skip bpf_ustack.sh
-fi
 # The 7.x guest in make check leaves out what does not depend on the
 # kernel's version (the decoder, the ioctl fuzzer, fault injection, the
 # walk budget, the stress loops, the daemon's trust boundary) and the
@@ -143,20 +141,22 @@ else
 	stage qemu-x86_64-7 guest x86_64 7 --skip \
 		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh"
 fi
-# The flame graphs perf_callchain.sh drew in those two guests, opened in
-# headless Chromium: -g on 6.12, --call-graph fp,defer on 7.x.  The
-# program's width holds its start-up and exit too (the kernel's exec, the
-# dynamic loader: about 3%), so main spans at least 90% of it with the
-# module (the selftest itself wants 95% of the samples in the program).
-fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
-stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
-	sfu_chain "$fg-without.html" "$fg-with.html"
+# The flame graph perf_callchain.sh drew in the 7.x guest with
+# --call-graph fp,defer (and, after the join below, the 6.12 guest's with
+# -g), opened in headless Chromium.  The program's width holds its
+# start-up and exit too (the kernel's exec, the dynamic loader: about
+# 3%), so main spans at least 90% of it with the module (the selftest
+# itself wants 95% of the samples in the program).
 fg=build/qemu/x86_64-7/export/flamegraph/perf_callchain
 stage flamegraph-7-defer scripts/tests/flamegraph-check.sh --with 90 \
 	sfu_chain "$fg-defer_without.html" "$fg-defer_with.html"
 stage harness scripts/qemu/harness-test.sh
 stage deb scripts/deb.sh check
 stage kunit-x86_64 scripts/kunit.sh x86_64
+join qemu-x86_64-6.12
+fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
+stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
+	sfu_chain "$fg-without.html" "$fg-with.html"
 # pair ARCH KVER ARCH KVER: two guests at once, one per core, each with
 # room for the other beside it.
 pair() {
