@@ -133,9 +133,12 @@ set +e
 # The fault injection selftest's stack filter: not on arm64 (it needs
 # FRAME_POINTER there); the debug guest is booted on x86-64 only anyway.
 adds=()
+# kunit.py's x86-64 guest is a qemu64 CPU, whose CMPXCHG16B QEMU 7.2
+# gets wrong (boot.sh says how): the same CPU without it.
 case $arch in
 x86_64)	kvm=CONFIG_KVM_INTEL=y
-	adds+=(--kconfig_add=CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y) ;;
+	adds+=(--kconfig_add=CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y
+	       --qemu_args="-cpu qemu64,-cx16") ;;
 *)	kvm=CONFIG_KVM=y ;;
 esac
 python3 tools/testing/kunit/kunit.py run --arch="$arch" \
