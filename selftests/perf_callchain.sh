@@ -14,8 +14,10 @@
 #   without the module  the kernel walks frame pointers, which these
 #                       functions do not keep: fewer than 50% do (the test
 #                       can fail);
-#   unload and reload   rmmod and insmod while perf records a longer run:
-#                       perf exits 0, its perf.data reads back with samples,
+#   unload and reload   rmmod and insmod while perf records a run that
+#                       goes on for a while after the insmod (the program
+#                       still runs then): perf exits 0, its perf.data reads
+#                       back with samples,
 #                       and the reloaded module (which registers the
 #                       running program at load) takes perf's call chains.
 # On kernels with deferred user stacks (6.19 and later: perf record
@@ -200,8 +202,10 @@ started() {
 	grep -q '^pid ' "$1" 2> /dev/null
 }
 
-# reload [CALL-GRAPH]: rmmod and insmod while perf records a run of
-# 3 * secs (with -g, or --call-graph CALL-GRAPH).
+# reload [CALL-GRAPH]: rmmod and insmod while perf records a run (with
+# -g, or --call-graph CALL-GRAPH) that goes on for secs after the insmod,
+# however long the module took to go and come back: SIGUSR1 ends the
+# program's spin (its own bound only caps a stuck run).
 reload() {
 	local pid rc cg="-g"
 
@@ -209,7 +213,7 @@ reload() {
 	rm -f /host/tmp/perf.reload.data
 	# shellcheck disable=SC2086
 	perf record -q $cg -e cpu-clock -F 500 -o /tmp/perf.reload.data \
-		"$prog" spin $((3 * secs)) > "$out.reload.log" 2>&1 &
+		"$prog" spin $((100 * secs)) > "$out.reload.log" 2>&1 &
 	pid=$!
 	check "perf record -g starts the program" \
 		wait_until 300 started "$out.reload.log"
@@ -217,6 +221,9 @@ reload() {
 	check "rmmod while perf records" unload
 	sleep 2
 	check "insmod while perf records" load
+	sleep "$secs"
+	check "the program still runs after the insmod" \
+		kill -USR1 "$(sed -n 's/^pid //p' "$out.reload.log")"
 	wait "$pid"
 	rc=$?
 	sed 's/^/# reload: /' "$out.reload.log"

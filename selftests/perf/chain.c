@@ -6,7 +6,8 @@
  * not position independent: the tests name frames with the symbol table
  * the build wrote next to it (sfu_chain.syms).
  *
- *   sfu_chain spin SECONDS   run the chain for about SECONDS seconds;
+ *   sfu_chain spin SECONDS   run the chain for about SECONDS seconds,
+ *                            or until SIGUSR1 (then it ends as usual);
  *                            chain_a, chain_b, chain_d and chain_leaf do
  *                            CPU work of their own, without calls into the
  *                            C library, so that perf samples land in them
@@ -24,6 +25,7 @@
  *
  * First prints "pid PID", last "done".
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +147,13 @@ static unsigned long find_stack_end(void)
 	return end;
 }
 
+static int stop_spin;
+
+static void on_usr1(int sig)
+{
+	__atomic_store_n(&stop_spin, 1, __ATOMIC_RELAXED);
+}
+
 static double now(void)
 {
 	struct timespec t;
@@ -185,11 +194,12 @@ int main(int argc, char **argv)
 			chain_sink += chain_a(i);
 	} else {
 		scale = 1;
+		signal(SIGUSR1, on_usr1);
 		end = now() + n;
 		do {
 			for (j = 0; j < SPIN_BATCH; j++)
 				chain_sink += top(i++);
-		} while (now() < end);
+		} while (now() < end && !__atomic_load_n(&stop_spin, __ATOMIC_RELAXED));
 	}
 	printf("done\n");
 	return 0;
