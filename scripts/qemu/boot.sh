@@ -79,21 +79,27 @@ esac
 [ -z "$export" ] || args+=(-virtfs
 	"local,path=$export,mount_tag=export,security_model=none")
 
-# QEMU 7.2's TCG computes CMPXCHG16B's flags from a stale lazy-flags state:
-# when the block before left EFLAGS whole (a POPF, an IRET) and a CMP in
-# this one set the flags anew, the CMP's operand becomes EFLAGS, ZF aside
-# (ten lines of assembly under Debian 12's qemu-x86_64 show it; later QEMU
-# generates the instruction inline).  SLUB's per-CPU CMPXCHG16B then turns
-# a kernel pointer into RFLAGS, TF, DF and VM included: a double fault or
-# a #DB in kernel mode, once in a few runs of the 6.12 guest.  Without CX16
-# the kernel emulates the instruction; Debian's x86-64 kernels run without.
-accel=(-accel tcg -cpu max)
-[ "$arch" = x86_64 ] && accel=(-accel tcg -cpu "max,-cx16")
-# arm64 kernels sign and check the return address of most functions; TCG's
-# default QARMA5 signing costs about a microsecond per call, QEMU's own
-# algorithm (pauth-impdef) tens of nanoseconds, as signing costs little on
-# hardware.  Guests run about three times faster with it.
-[ "$arch" = arm64 ] && accel=(-accel tcg -cpu max,pauth-impdef=on)
+# The CPU TCG emulates, per architecture.
+# x86-64: QEMU 7.2's TCG computes CMPXCHG16B's flags from a stale
+# lazy-flags state: when the block before left EFLAGS whole (a POPF, an
+# IRET) and a CMP in this one set the flags anew, the CMP's operand
+# becomes EFLAGS, ZF aside (ten lines of assembly under Debian 12's
+# qemu-x86_64 show it; later QEMU generates the instruction inline).
+# SLUB's per-CPU CMPXCHG16B then turns a kernel pointer into RFLAGS, TF,
+# DF and VM included: a double fault or a #DB in kernel mode, once in a
+# few runs of the 6.12 guest.  Without CX16 the kernel emulates the
+# instruction; Debian's x86-64 kernels run without.
+# arm64: the kernel signs and checks the return address of most
+# functions; TCG's default QARMA5 signing costs about a microsecond per
+# call, QEMU's own algorithm (pauth-impdef) tens of nanoseconds, as
+# signing costs little on hardware.  Guests run about three times faster
+# with it.
+case $arch in
+x86_64)	cpu=max,-cx16 ;;
+arm64)	cpu=max,pauth-impdef=on ;;
+*)	cpu=max ;;
+esac
+accel=(-accel tcg -cpu "$cpu")
 kvm_probe() {
 	local key stamp probe_res=$out/probe.log
 
