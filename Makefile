@@ -217,12 +217,14 @@ memory: scripts/sframe-gen scripts/sframe-dump
 	scripts/tests/memory.sh $(O)/memory
 
 # The benchmarks are in bench/ (run.sh takes them from there, make -C
-# selftests bench builds their programs); sframectl_first_run.sh prints
+# selftests bench builds their programs); first the host's table of
+# kernel memory per file (make memory); sframectl_first_run.sh prints
 # the first runs' shares with and without the module's wait.
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
-bench:
+bench: scripts/sframe-gen scripts/sframe-dump
+	scripts/tests/memory.sh $(O)/memory
 	scripts/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 --stalls-ok \
 		--tests "bench_exec.sh bench_daemon.sh sframectl_first_run.sh \
 			unwind_budget bench_walk.sh"
