@@ -386,10 +386,10 @@ static int fz_ioctl(struct worker *w, unsigned int cmd, void *arg)
 		atomic_fetch_add(&sh->ok[w->phase], 1);
 	if (!w->priv && privileged_nr(nr) && err != EPERM)
 		violation(w, "cmd 0x%x as nobody: %s, want EPERM", cmd,
-			  sfu_err_name(err));
+			  reg_err_name(err));
 	else if (err && !errno_allowed(nr, err))
 		violation(w, "cmd 0x%x: errno %d (%s) not in its set", cmd,
-			  err, sfu_err_name(err));
+			  err, reg_err_name(err));
 	else if (!err && !nr)
 		violation(w, "unknown cmd 0x%x succeeded", cmd);
 	return err;
@@ -400,8 +400,8 @@ static void expect(struct worker *w, int got, int want, const char *step)
 {
 	if (!w->strict || got == want)
 		return;
-	violation(w, "%s: %s, want %s", step, sfu_err_name(got),
-		  sfu_err_name(want));
+	violation(w, "%s: %s, want %s", step, reg_err_name(got),
+		  reg_err_name(want));
 }
 
 /* ---- arguments */
@@ -1074,7 +1074,7 @@ static void seq_unmap(struct worker *w)
 		return;
 	f.start = (unsigned long)p;
 	f.size = 0x40;
-	len = sfu_test_build(SFRAME_VERSION_3, abi, true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_3, abi, true, &f, 1,
 			     (unsigned long)w->scratch, w->scratch, SEC_CAP);
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
@@ -1119,7 +1119,7 @@ static void seq_query(struct worker *w)
 	err = fz_ioctl(w, SFRAME_UNWIND_IOC_QUERY, &q);
 	if (!w->priv && err != EACCES)
 		violation(w, "QUERY of init as nobody: %s, want EACCES",
-			  sfu_err_name(err));
+			  reg_err_name(err));
 	else if (w->priv)
 		expect(w, err, 0, "QUERY of init as root");
 	q.pid = 2;
@@ -1553,7 +1553,7 @@ static void build_sections(void)
 		for (v = 0; v < 2; v++) {
 			u8 *buf = pool + (s * 2 + v) * SEC_CAP;
 
-			pool_len[s][v] = sfu_test_build(v ? SFRAME_VERSION_3 :
+			pool_len[s][v] = enc_test_build(v ? SFRAME_VERSION_3 :
 							SFRAME_VERSION_2,
 							abi, v == 0 && nf == 1,
 							f, nf,
@@ -1568,7 +1568,7 @@ static void build_sections(void)
 	f[0].start = SIDECAR_FUNC;
 	f[0].size = 0x10;
 	for (v = 0; v < 2; v++) {
-		file_sec_len[v] = sfu_test_build(v ? SFRAME_VERSION_3 :
+		file_sec_len[v] = enc_test_build(v ? SFRAME_VERSION_3 :
 						 SFRAME_VERSION_2, abi, true,
 						 f, 1, SIDECAR_VADDR,
 						 file_sec + v * SEC_CAP,
@@ -1701,7 +1701,7 @@ static int read_counters(unsigned long long *v)
 	unsigned int i;
 
 	for (i = 0; i < NR_COUNTERS; i++)
-		if (sfu_stat(counter_names[i], &v[i]))
+		if (reg_stat(counter_names[i], &v[i]))
 			return -1;
 	return 0;
 }
@@ -1764,7 +1764,7 @@ static void test_reload(void)
 	ret = syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK);
 	ksft_test_result(ret == -1 && (errno == EWOULDBLOCK || errno == EBUSY),
 			 "rmmod while the device is open: refused (%s)\n",
-			 ret ? sfu_err_name(errno) : "success");
+			 ret ? reg_err_name(errno) : "success");
 	if (!ret)
 		return;
 	for (i = 0; i < nr_files; i++)
@@ -1780,13 +1780,13 @@ static void test_reload(void)
 		sleep_ms(100);
 	}
 	ksft_test_result(!ret, "rmmod once it is closed: %s\n",
-			 sfu_err_name(err));
+			 reg_err_name(err));
 	ko = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
 	ret = syscall(SYS_finit_module, ko, params, 0);
 	err = ret ? errno : 0;
 	close(ko);
 	ksft_test_result(!ret, "insmod %s %s: %s\n", MODULE_KO, params,
-			 sfu_err_name(err));
+			 reg_err_name(err));
 	for (i = 0; i < 50 && dev < 0; i++) {
 		dev = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
 		if (dev < 0)
@@ -1795,7 +1795,7 @@ static void test_reload(void)
 	err = dev < 0 ? errno : ioctl(dev, SFRAME_UNWIND_IOC_QUERY, &q) ?
 			errno : 0;
 	ksft_test_result(!err, "after the reload the device answers QUERY: %s\n",
-			 sfu_err_name(err));
+			 reg_err_name(err));
 	ksft_test_result(!params[0] || param_set("test_hooks"),
 			 "reloaded with the parameters it had (%s)\n",
 			 params[0] ? params : "none");
@@ -1836,7 +1836,7 @@ static void print_answers(void)
 
 			if (n)
 				at += snprintf(line + at, sizeof(line) - at,
-					       " %s %lu", sfu_err_name(e), n);
+					       " %s %lu", reg_err_name(e), n);
 		}
 		ksft_print_msg("%s\n", line);
 	}

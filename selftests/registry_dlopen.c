@@ -63,7 +63,7 @@ static atomic_int stop_reader;
 
 static int listed(const char *path)
 {
-	return sfu_listed(getpid(), path);
+	return reg_listed(getpid(), path);
 }
 
 /* The line listing @path names @source ("elf", "sidecar" or "jit"). */
@@ -76,7 +76,7 @@ static bool listed_as(const char *path, const char *source)
 	if (!buf)
 		return false;
 	snprintf(word, sizeof(word), " %s v", source);
-	if (sfu_listing(getpid(), buf, SFU_LISTING_MAX) > 0) {
+	if (reg_listing(getpid(), buf, SFU_LISTING_MAX) > 0) {
 		for (line = strtok_r(buf, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			last = strrchr(line, ' ');
@@ -93,7 +93,7 @@ static int lookup_has_rule(unsigned long pc)
 {
 	char line[SFU_LINE_MAX];
 
-	return !sfu_lookup_one(pc, line, sizeof(line)) &&
+	return !reg_lookup_one(pc, line, sizeof(line)) &&
 	       strstr(line, ": cfa=");
 }
 
@@ -101,7 +101,7 @@ static int lookup_is_error(unsigned long pc)
 {
 	char line[SFU_LINE_MAX];
 
-	return !sfu_lookup_one(pc, line, sizeof(line)) &&
+	return !reg_lookup_one(pc, line, sizeof(line)) &&
 	       strstr(line, ": error:");
 }
 
@@ -169,7 +169,7 @@ static void *reader(void *arg)
 	char *buf;
 
 	while (!stop_reader) {
-		buf = sfu_read_file(SFU_DBG_SECTIONS, NULL);
+		buf = reg_read_file(SFU_DBG_SECTIONS, NULL);
 		if (buf)
 			(*reads)++;
 		free(buf);
@@ -184,8 +184,8 @@ static int settle(unsigned long long sections, unsigned long long bytes,
 	int i;
 
 	for (i = 0; i < SETTLE_TRIES; i++) {
-		if (sfu_stat("sections", now_sec) ||
-		    sfu_stat("memory_bytes", now_bytes))
+		if (reg_stat("sections", now_sec) ||
+		    reg_stat("memory_bytes", now_bytes))
 			return -1;
 		if (*now_sec == sections && *now_bytes == bytes)
 			return 0;
@@ -205,12 +205,12 @@ static void steady_stats(unsigned long long *sections,
 	unsigned long long s, b;
 	int i, same = 0;
 
-	if (sfu_stat("sections", sections) || sfu_stat("memory_bytes", bytes))
+	if (reg_stat("sections", sections) || reg_stat("memory_bytes", bytes))
 		ksft_exit_fail_msg("no sections or memory_bytes in %s\n",
 				   SFU_DBG_STATS);
 	for (i = 0; i < SETTLE_TRIES && same < STEADY_READS; i++) {
 		usleep(SETTLE_US);
-		if (sfu_stat("sections", &s) || sfu_stat("memory_bytes", &b))
+		if (reg_stat("sections", &s) || reg_stat("memory_bytes", &b))
 			break;
 		same = s == *sections && b == *bytes ? same + 1 : 0;
 		*sections = s;
@@ -229,7 +229,7 @@ static void test_race(unsigned int iters, unsigned long long sec0,
 	pthread_attr_t attr;
 	int rd_ok;
 
-	sfu_stat("registered", &reg0);
+	reg_stat("registered", &reg0);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, THREAD_STACK);
 	stop_reader = 0;
@@ -250,7 +250,7 @@ static void test_race(unsigned int iters, unsigned long long sec0,
 	if (rd_ok)
 		pthread_join(rd, NULL);
 	pthread_attr_destroy(&attr);
-	sfu_stat("registered", &reg1);
+	reg_stat("registered", &reg1);
 	ksft_print_msg("%u threads x %u dlopen/dlclose: %llu registrations, %lu listing reads\n",
 		       started, iters, reg1 - reg0, reads);
 	ksft_test_result(started == NR_THREADS && !errors,
@@ -425,7 +425,7 @@ static void test_sidecar(void)
 	fn.start = pi.fn - pi.base;
 	fn.size = pi.fn_size > SFU_TEST_ROW2 ? pi.fn_size : SFU_TEST_ROW2 + 1;
 	f.sframe_vaddr = (pi.end + page - 1) & ~(page - 1);
-	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &fn, 1,
+	len = enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &fn, 1,
 			     f.sframe_vaddr, sec, sizeof(sec));
 	f.fd = open(PLAIN_LIB, O_RDONLY);
 	f.sframe_ptr = (unsigned long)sec;
@@ -437,7 +437,7 @@ static void test_sidecar(void)
 		ret = file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, &f);
 		ksft_test_result(ret == ESTALE,
 				 "sidecar: ADD_FILE with a wrong build-id: %s (want ESTALE)\n",
-				 sfu_err_name(ret));
+				 reg_err_name(ret));
 		f.build_id[0] ^= 1;
 	} else {
 		ksft_test_result_skip("sidecar: %s has no build-id\n",
@@ -445,10 +445,10 @@ static void test_sidecar(void)
 	}
 	ret = file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(!ret, "sidecar: ADD_FILE with the file's build-id: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ret = file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == EEXIST, "sidecar: ADD_FILE again: %s (want EEXIST)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 
 	ret = load_plain(&pi);
 	ksft_test_result(!ret && listed(PLAIN_LIB) == 1 &&
@@ -456,10 +456,10 @@ static void test_sidecar(void)
 			 "sidecar: dlopen again: listed once, as sidecar\n");
 	ksft_test_result(!ret && sidecar_queried(dev, &pi, f.sframe_vaddr),
 			 "sidecar: QUERY shows it with the file's dev and inode, moved by the load bias\n");
-	sfu_test_line(sec, len, f.sframe_vaddr + pi.base, pi.fn, want,
+	enc_test_line(sec, len, f.sframe_vaddr + pi.base, pi.fn, want,
 		      sizeof(want));
 	if (!ret)
-		ret = sfu_lookup_one(pi.fn, got, sizeof(got));
+		ret = reg_lookup_one(pi.fn, got, sizeof(got));
 	ksft_test_result(!ret && !strcmp(got, want) && strstr(got, ": cfa="),
 			 "sidecar: lookup agrees with the user-space decoder: \"%s\"\n",
 			 ret ? "(failed)" : got);
@@ -470,10 +470,10 @@ static void test_sidecar(void)
 			 "sidecar: dlclose: no longer listed\n");
 
 	ret = file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, &f);
-	ksft_test_result(!ret, "sidecar: DEL_FILE: %s\n", sfu_err_name(ret));
+	ksft_test_result(!ret, "sidecar: DEL_FILE: %s\n", reg_err_name(ret));
 	ret = file_ioctl(dev, SFRAME_UNWIND_IOC_DEL_FILE, &f);
 	ksft_test_result(ret == ENOENT, "sidecar: DEL_FILE again: %s (want ENOENT)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ret = load_plain(&pi);
 	ksft_test_result(!ret && listed(PLAIN_LIB) == 0,
 			 "sidecar: dlopen after DEL_FILE: not listed\n");

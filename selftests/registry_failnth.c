@@ -179,7 +179,7 @@ static int jit_setup(void)
 		return -1;
 	f.start = (unsigned long)text;
 	f.size = FUNC_SIZE;
-	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
 			     (unsigned long)sec, sec, SEC_CAP);
 	if (len < 0)
 		return -1;
@@ -191,7 +191,7 @@ static int jit_setup(void)
 		.sframe_len = len,
 	};
 	f.start += page;
-	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
 			     (unsigned long)sec + SEC_CAP, sec + SEC_CAP,
 			     SEC_CAP);
 	if (len < 0)
@@ -302,12 +302,12 @@ static int side_setup(void)
 	s64 len;
 
 	side_fd = open(lib_plain, O_RDONLY | O_CLOEXEC);
-	if (side_fd < 0 || sfu_elf_text(side_fd, &text, &end))
+	if (side_fd < 0 || reg_elf_text(side_fd, &text, &end))
 		return -1;
 	f.start = text.p_vaddr;
 	f.size = FUNC_SIZE;
 	end = (end + page - 1) & ~(u64)(page - 1);
-	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
 			     end, side_sec, sizeof(side_sec));
 	if (len < 0)
 		return -1;
@@ -517,17 +517,17 @@ static int iteration(const struct op *op, unsigned int n, int *err_out)
 	*err_out = err;
 	if (!allowed(ret, err)) {
 		ksft_print_msg("%s, fault %u: %s\n", op->name, n,
-			       sfu_err_name(err));
+			       reg_err_name(err));
 		return IT_BROKEN;
 	}
 	if (!op->check(ret, err)) {
 		ksft_print_msg("%s, fault %u (%s): registry inconsistent\n",
-			       op->name, n, sfu_err_name(err));
+			       op->name, n, reg_err_name(err));
 		return IT_BROKEN;
 	}
 	if (!injected && ret) {
 		ksft_print_msg("%s: %s without an injected fault\n", op->name,
-			       sfu_err_name(err));
+			       reg_err_name(err));
 		return IT_BROKEN;
 	}
 	return injected ? IT_INJECTED : IT_DONE;
@@ -539,7 +539,7 @@ static int iteration(const struct op *op, unsigned int n, int *err_out)
 
 static void stat_of(const char *name, unsigned long long *v)
 {
-	if (sfu_stat(name, v))
+	if (reg_stat(name, v))
 		*v = ~0ull;
 }
 
@@ -630,7 +630,7 @@ static void run_insmod(void)
 {
 	unsigned int n, failed = 0, worked = 0;
 	size_t len;
-	char *image = sfu_read_file(ko_path, &len);
+	char *image = reg_read_file(ko_path, &len);
 	bool injected = false, ok = false;
 	int ret, err;
 
@@ -651,7 +651,7 @@ static void run_insmod(void)
 			ok = !ret;
 			if (ret)
 				ksft_print_msg("load without a fault: %s\n",
-					       sfu_err_name(err));
+					       reg_err_name(err));
 			break;
 		}
 		if (!ret) {
@@ -662,7 +662,7 @@ static void run_insmod(void)
 		}
 		if (module_loaded()) {
 			ksft_print_msg("fault %u: load failed (%s), module there\n",
-				       n, sfu_err_name(err));
+				       n, reg_err_name(err));
 			break;
 		}
 		failed++;
@@ -715,7 +715,7 @@ static bool kmemleak_clean(void)
 	sleep(KMEMLEAK_AGE_S);
 	if (knob(KMEMLEAK, "scan"))
 		return false;
-	report = sfu_read_file(KMEMLEAK, NULL);
+	report = reg_read_file(KMEMLEAK, NULL);
 	if (!report)
 		return false;
 	clean = !*report;

@@ -130,7 +130,7 @@ static s64 build_a(u8 *buf)
 		f[i].start = text_at(0, funcs_a[i].off);
 		f[i].size = funcs_a[i].size;
 	}
-	return sfu_test_build(SFRAME_VERSION_2, abi, true, f, i,
+	return enc_test_build(SFRAME_VERSION_2, abi, true, f, i,
 			      (unsigned long)buf, buf, SECTION_CAP);
 }
 
@@ -139,7 +139,7 @@ static s64 build_one(u8 *buf, size_t cap, u64 start, u32 size, u8 with_abi)
 {
 	struct sfu_test_func f = { start, size };
 
-	return sfu_test_build(SFRAME_VERSION_2, with_abi, true, &f, 1,
+	return enc_test_build(SFRAME_VERSION_2, with_abi, true, &f, 1,
 			      (unsigned long)buf, buf, cap);
 }
 
@@ -226,7 +226,7 @@ static bool listing_matches(const struct sframe_unwind_region *r,
 		 (unsigned long long)r->sframe_start,
 		 (unsigned long long)r->sframe_len);
 	head_len = snprintf(head, sizeof(head), " sections=%u", n);
-	ok = sfu_listing(getpid(), buf, SFU_LISTING_MAX) == (int)n &&
+	ok = reg_listing(getpid(), buf, SFU_LISTING_MAX) == (int)n &&
 	     strstr(buf, want);
 	/* The header is the first line and ends with the count. */
 	eol = strchr(buf, '\n');
@@ -241,7 +241,7 @@ static bool listing_matches(const struct sframe_unwind_region *r,
 
 static bool jit_listed(void)
 {
-	return sfu_listed(getpid(), "[jit]") > 0;
+	return reg_listed(getpid(), "[jit]") > 0;
 }
 
 /* The kernel's answers for @pcs equal the user-space decoder's. */
@@ -253,12 +253,12 @@ static bool lookups_agree(const u8 *sec, s64 len, const u64 *pcs,
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
-		if (sfu_lookup_one(pcs[i], got, sizeof(got))) {
+		if (reg_lookup_one(pcs[i], got, sizeof(got))) {
 			ksft_print_msg("lookup 0x%" PRIx64 ": %s\n", pcs[i],
 				       strerror(errno));
 			return false;
 		}
-		sfu_test_line(sec, len, (unsigned long)sec, pcs[i], want,
+		enc_test_line(sec, len, (unsigned long)sec, pcs[i], want,
 			      sizeof(want));
 		if (want_rule ? !strcmp(got, want) && strstr(got, ": cfa=") :
 				!!strstr(got, ": error: "))
@@ -287,7 +287,7 @@ static void test_register(void)
 	region(&r, text_at(0, 0), text_at(1, 0), sec_a, len);
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
 	ksft_test_result(!ret, "ADD a sorted V2 section of 2 functions: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ksft_test_result(nr_registered() == before + 1 &&
 			 entry_matches(&r, ARRAY_SIZE(funcs_a),
 				       SFRAME_VERSION_2),
@@ -325,13 +325,13 @@ static void test_replace(void)
 		f[i].size = funcs_b[i].size;
 		pcs[i] = f[i].start + SFU_TEST_ROW2;
 	}
-	len = sfu_test_build(SFRAME_VERSION_3, abi, false, f, i,
+	len = enc_test_build(SFRAME_VERSION_3, abi, false, f, i,
 			     (unsigned long)sec_b, sec_b, SECTION_CAP);
 	region(&r, text_at(0, 0), text_at(3, 0), sec_b, len);
 	r.flags = SFRAME_UNWIND_REPLACE;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
 	ksft_test_result(!ret, "REPLACE grows it: 4 unsorted V3 functions over 3 pages: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ksft_test_result(entry_matches(&r, ARRAY_SIZE(funcs_b),
 				       SFRAME_VERSION_3) &&
 			 listing_matches(&r, ARRAY_SIZE(funcs_b),
@@ -342,7 +342,7 @@ static void test_replace(void)
 
 	f[0].start = text_at(0, funcs_a[0].off);
 	f[0].size = funcs_a[0].size;
-	len = sfu_test_build(SFRAME_VERSION_2, abi, true, f, 1,
+	len = enc_test_build(SFRAME_VERSION_2, abi, true, f, 1,
 			     (unsigned long)sec_c, sec_c, SECTION_CAP);
 	region(&r, text_at(0, 0), text_at(1, 0), sec_c, len);
 	r.flags = SFRAME_UNWIND_REPLACE;
@@ -350,14 +350,14 @@ static void test_replace(void)
 	ksft_test_result(!ret && entry_matches(&r, 1, SFRAME_VERSION_2) &&
 			 listing_matches(&r, 1, SFRAME_VERSION_2),
 			 "REPLACE shrinks it to 1 function: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	dropped = text_at(1, 0x100);
 	ksft_test_result(lookups_agree(sec_c, len, pcs + 1, 1, true) &&
 			 lookups_agree(sec_c, len, &dropped, 1, false),
 			 "lookups: the kept function answers, a dropped one gives an error\n");
 
 	ret = del(r.text_start, 0);
-	ksft_test_result(!ret, "DEL: %s\n", sfu_err_name(ret));
+	ksft_test_result(!ret, "DEL: %s\n", reg_err_name(ret));
 	ksft_test_result(find_jit(r.text_start, &e) &&
 			 !jit_listed() &&
 			 lookups_agree(sec_c, len, pcs + 1, 1, false),
@@ -373,7 +373,7 @@ static void expect_add(const char *what, struct sframe_unwind_region *r,
 	if (!ret && want)
 		del(r->text_start, 0);
 	ksft_test_result(ret == want, "ADD %s: %s (want %s)\n", what,
-			 sfu_err_name(ret), sfu_err_name(want));
+			 reg_err_name(ret), reg_err_name(want));
 }
 
 static void test_bad_args(void)
@@ -430,14 +430,14 @@ static void test_bad_args(void)
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &big.r);
 	ksft_test_result(!ret && !del(ok.text_start, 0),
 			 "ADD with a larger size and zero unknown fields: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 
 	r = ok;
 	r.flags = SFRAME_UNWIND_REPLACE;
 	expect_add("REPLACE with no registration at text_start", &r, ENOENT);
 	ret = del(ok.text_start, 0);
 	ksft_test_result(ret == ENOENT, "DEL with no registration: %s (want ENOENT)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 }
 
 static void test_overlap(void)
@@ -452,7 +452,7 @@ static void test_overlap(void)
 
 	region(&a, text_at(0, 0), text_at(1, 0), sec_a, len);
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &a);
-	ksft_test_result(!ret, "ADD registration A again: %s\n", sfu_err_name(ret));
+	ksft_test_result(!ret, "ADD registration A again: %s\n", reg_err_name(ret));
 
 	r = a;
 	expect_add("of the same range again", &r, EEXIST);
@@ -469,9 +469,9 @@ static void test_overlap(void)
 
 	ret = del(a.text_start, 1);
 	ksft_test_result(ret == EPERM, "DEL for another process (pid 1): %s (want EPERM)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ret = del(a.text_start, 0);
-	ksft_test_result(!ret, "DEL A: %s\n", sfu_err_name(ret));
+	ksft_test_result(!ret, "DEL A: %s\n", reg_err_name(ret));
 
 	/* The program's own text, registered from its PT_GNU_SFRAME. */
 	if (query(0, e, MAX_ENTRIES, &n))
@@ -487,7 +487,7 @@ static void test_overlap(void)
 	/* V3: the section is too far from the program for V2's offsets. */
 	f.start = self;
 	f.size = 0x10;
-	len = sfu_test_build(SFRAME_VERSION_3, abi, true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_3, abi, true, &f, 1,
 			     (unsigned long)scratch, scratch, SECTION_CAP);
 	region(&r, self, self + f.size, scratch, len);
 	expect_add("over the program's own ELF text", &r, EEXIST);
@@ -645,7 +645,7 @@ static void test_limits(void)
 	}
 	ksft_test_result(i == room && ret == ENOSPC,
 			 "ADD beyond max_sections: %s after %u more (want ENOSPC after %u)\n",
-			 sfu_err_name(ret), i, room);
+			 reg_err_name(ret), i, room);
 	while (i--)
 		del(r[i].text_start, 0);
 	if (saved[0])
@@ -668,8 +668,8 @@ static void test_global_limit(void)
 
 	region(&r, text_at(0, 0), text_at(1, 0), sec_a, len);
 	if (param_read("max_total_bytes", saved) ||
-	    sfu_stat("memory_bytes", &used) ||
-	    sfu_stat("refused_global_limit", &refused0)) {
+	    reg_stat("memory_bytes", &used) ||
+	    reg_stat("refused_global_limit", &refused0)) {
 		ksft_test_result_fail("EDQUOT: no max_total_bytes parameter or counter\n");
 		return;
 	}
@@ -680,15 +680,15 @@ static void test_global_limit(void)
 	}
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
 	param_write("max_total_bytes", saved);
-	sfu_stat("refused_global_limit", &refused1);
+	reg_stat("refused_global_limit", &refused1);
 	ksft_print_msg("memory_bytes %llu, max_total_bytes set to %s, then %s\n",
 		       used, val, saved);
 	ksft_test_result(ret == EDQUOT && refused1 > refused0,
 			 "ADD over max_total_bytes: %s (want EDQUOT), refused_global_limit %llu -> %llu\n",
-			 sfu_err_name(ret), refused0, refused1);
+			 reg_err_name(ret), refused0, refused1);
 	ret = ioc(SFRAME_UNWIND_IOC_ADD, &r);
 	ksft_test_result(!ret, "the same ADD with the limit back: %s\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	if (!ret)
 		del(r.text_start, 0);
 }
@@ -711,37 +711,37 @@ static void test_files(void)
 	f.fd = -1;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == EBADF, "ADD_FILE with a bad fd: %s (want EBADF)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	f.fd = list;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == ENOEXEC, "ADD_FILE of a text file: %s (want ENOEXEC)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	f.build_id_len = SFRAME_UNWIND_BUILD_ID_MAX + 1;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == EINVAL, "ADD_FILE with build_id_len 21: %s (want EINVAL)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	f.flags = BAD_FLAG;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == EINVAL, "ADD_FILE with flags: %s (want EINVAL)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	f.reserved = 1;
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == EINVAL, "ADD_FILE with reserved != 0: %s (want EINVAL)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	f.build_id_len = SFRAME_UNWIND_BUILD_ID_MAX;
 	memset(f.build_id, BAD_BUILD_ID, sizeof(f.build_id));
 	ret = ioc(SFRAME_UNWIND_IOC_ADD_FILE, &f);
 	ksft_test_result(ret == ESTALE, "ADD_FILE with a build-id not the file's: %s (want ESTALE)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	f = base;
 	ret = ioc(SFRAME_UNWIND_IOC_DEL_FILE, &f);
 	ksft_test_result(ret == ENOENT, "DEL_FILE with no registration: %s (want ENOENT)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	close(exe);
 	close(list);
 }
@@ -785,8 +785,8 @@ static void test_unprivileged(void)
 			waitpid(peer, NULL, 0);
 		}
 		printf("# as uid %d: ADD_FILE %s, QUERY of pid 1 %s, of its own child %s\n",
-		       (int)getuid(), sfu_err_name(add), sfu_err_name(qry),
-		       sfu_err_name(peer_qry));
+		       (int)getuid(), reg_err_name(add), reg_err_name(qry),
+		       reg_err_name(peer_qry));
 		_exit((add == EPERM ? 0 : 1) | (qry == EACCES ? 0 : 2) |
 		      (peer_qry == EACCES ? 0 : 4));
 	}
@@ -823,7 +823,7 @@ static void test_query(void)
 	q.flags = BAD_FLAG;
 	ret = ioc(SFRAME_UNWIND_IOC_QUERY, &q);
 	ksft_test_result(ret == EINVAL, "QUERY with flags: %s (want EINVAL)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	gone = fork();
 	if (gone == 0)
 		_exit(0);
@@ -831,10 +831,10 @@ static void test_query(void)
 		ksft_exit_fail_perror("fork");
 	ret = query(gone, NULL, 0, &n);
 	ksft_test_result(ret == ESRCH, "QUERY of an exited process: %s (want ESRCH)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 	ret = query(INT_MAX, NULL, 0, &n);
 	ksft_test_result(ret == ESRCH, "QUERY of pid INT_MAX: %s (want ESRCH)\n",
-			 sfu_err_name(ret));
+			 reg_err_name(ret));
 }
 
 int main(void)

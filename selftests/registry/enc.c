@@ -29,7 +29,7 @@ static s32 entry_cfa_word(u8 abi, s32 extra)
 }
 
 /**
- * sfu_test_build() - encode a section for @funcs
+ * enc_test_build() - encode a section for @funcs
  * @version: SFrame version (2 or 3)
  * @abi: ABI id
  * @sorted: set SFRAME_F_FDE_SORTED (@funcs must then be in address order)
@@ -44,7 +44,7 @@ static s32 entry_cfa_word(u8 abi, s32 extra)
  *
  * Return: the section size, or a negative error.
  */
-s64 sfu_test_build(u8 version, u8 abi, bool sorted,
+s64 enc_test_build(u8 version, u8 abi, bool sorted,
 		   const struct sfu_test_func *funcs, u32 nr, u64 vaddr,
 		   u8 *buf, size_t cap)
 {
@@ -82,7 +82,7 @@ s64 sfu_test_build(u8 version, u8 abi, bool sorted,
 }
 
 /**
- * sfu_test_line() - what the lookup file should answer for @pc
+ * enc_test_line() - what the lookup file should answer for @pc
  * @buf: a section of the native ABI
  * @len: its size
  * @vaddr: its address in the process
@@ -90,7 +90,7 @@ s64 sfu_test_build(u8 version, u8 abi, bool sorted,
  * @line: output: "0x<pc>: <rule>" or "0x<pc>: error: <text>"
  * @n: size of @line
  */
-void sfu_test_line(const u8 *buf, size_t len, u64 vaddr, u64 pc,
+void enc_test_line(const u8 *buf, size_t len, u64 vaddr, u64 pc,
 		   char *line, size_t n)
 {
 	char rule_str[SFU_RULE_STR_MAX];

@@ -17,10 +17,10 @@ struct sfu_test_func {
 /* Offset of the second row; functions must be larger. */
 #define SFU_TEST_ROW2		4
 
-s64 sfu_test_build(u8 version, u8 abi, bool sorted,
+s64 enc_test_build(u8 version, u8 abi, bool sorted,
 		   const struct sfu_test_func *funcs, u32 nr, u64 vaddr,
 		   u8 *buf, size_t cap);
-void sfu_test_line(const u8 *buf, size_t len, u64 vaddr, u64 pc,
+void enc_test_line(const u8 *buf, size_t len, u64 vaddr, u64 pc,
 		   char *line, size_t n);
 
 #endif /* _SELFTESTS_REGISTRY_ENC_H */

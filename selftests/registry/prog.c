@@ -133,7 +133,7 @@ static int do_lookup(void)
 	pcs[0] = (unsigned long)sfu_prog_work;
 	pcs[1] = sfu_lib_pc();
 	pcs[2] = (unsigned long)anon;
-	if (sfu_lookup(pcs, NR_LOOKUPS, out, sizeof(out))) {
+	if (reg_lookup(pcs, NR_LOOKUPS, out, sizeof(out))) {
 		printf("lookup failed: %s\n", strerror(errno));
 		return -1;
 	}

@@ -36,14 +36,14 @@
 long sfu_lib_call(long x);
 unsigned long sfu_lib_pc(void);
 
-const char *sfu_err_name(int err);
-char *sfu_read_file(const char *path, size_t *len);
-int sfu_stat(const char *name, unsigned long long *val);
-int sfu_lookup(const unsigned long *pcs, unsigned int nr, char *out,
+const char *reg_err_name(int err);
+char *reg_read_file(const char *path, size_t *len);
+int reg_stat(const char *name, unsigned long long *val);
+int reg_lookup(const unsigned long *pcs, unsigned int nr, char *out,
 	       size_t len);
-int sfu_lookup_one(unsigned long pc, char *line, size_t len);
-int sfu_listing(pid_t pid, char *out, size_t len);
-int sfu_listed(pid_t pid, const char *needle);
-int sfu_elf_text(int fd, Elf64_Phdr *text, uint64_t *span);
+int reg_lookup_one(unsigned long pc, char *line, size_t len);
+int reg_listing(pid_t pid, char *out, size_t len);
+int reg_listed(pid_t pid, const char *needle);
+int reg_elf_text(int fd, Elf64_Phdr *text, uint64_t *span);
 
 #endif /* _SELFTESTS_REGISTRY_H */

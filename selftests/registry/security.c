@@ -59,7 +59,7 @@
 #define EXIT_SKIP		4
 #define CHILD_FAILED		2
 /*
- * JIT fill: most functions per section (what sfu_test_build() takes),
+ * JIT fill: most functions per section (what enc_test_build() takes),
  * their size, room for a section, the most sections (the script raises
  * max_sections above it).
  */
@@ -188,7 +188,7 @@ static int query_userns(uid_t uid)
 	reap(open_child);
 	reap(closed_child);
 	say("as uid %u owning a user namespace: QUERY of a dumpable child %s, of a non-dumpable one %s\n",
-	    uid, sfu_err_name(open_ret), sfu_err_name(closed_ret));
+	    uid, reg_err_name(open_ret), reg_err_name(closed_ret));
 	return !open_ret && closed_ret == EACCES ? 0 : 1;
 }
 
@@ -224,7 +224,7 @@ static s64 fill_section(u8 *buf, unsigned int nr)
 			     i * FILL_FUNC_SIZE;
 		f[i].size = FILL_FUNC_SIZE;
 	}
-	return sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, f,
+	return enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, f,
 			      nr, (unsigned long)buf, buf, FILL_SEC_CAP);
 }
 
@@ -282,7 +282,7 @@ static int jit_fill(uid_t uid)
 
 		ret = fill_with(dev, area, &slot, fill_funcs[i]);
 		printf("# %u sections of %u functions as uid %u, then %s\n",
-		       slot - from, fill_funcs[i], uid, sfu_err_name(-ret));
+		       slot - from, fill_funcs[i], uid, reg_err_name(-ret));
 		quota &= ret == -EDQUOT;
 	}
 	signal(SIGTERM, on_term);
@@ -310,11 +310,11 @@ static int jit_one(uid_t uid)
 		return 1;
 	f.start = (unsigned long)area + SMALL_SEC_CAP;
 	f.size = FILL_FUNC_SIZE;
-	len = sfu_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
+	len = enc_test_build(SFRAME_VERSION_2, sfu_native_abi(), true, &f, 1,
 			     (unsigned long)area, area, SMALL_SEC_CAP);
 	ret = len < 0 ? EINVAL :
 	      jit_add(dev, area, len, f.start, FILL_FUNC_SIZE);
-	say("one JIT section as uid %u: %s\n", uid, sfu_err_name(ret));
+	say("one JIT section as uid %u: %s\n", uid, reg_err_name(ret));
 	return !!ret;
 }
 
@@ -360,7 +360,7 @@ static bool child_maps_with_region(const char *path)
 
 		if (!h)
 			_exit(CHILD_FAILED);
-		_exit(sfu_listed(getpid(), path) == 1 ? 0 : 1);
+		_exit(reg_listed(getpid(), path) == 1 ? 0 : 1);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return false;
@@ -392,7 +392,7 @@ static bool sidecar_listed(int dev, ino_t ino)
 static int copy_file(const char *from, const char *to)
 {
 	size_t len;
-	char *buf = sfu_read_file(from, &len);
+	char *buf = reg_read_file(from, &len);
 	int fd, ret = -1;
 
 	if (!buf)
@@ -430,8 +430,8 @@ static int sidecar_stale(const char *lib, const char *sec_path,
 	struct stat st;
 	size_t len;
 
-	sec = sfu_read_file(sec_path, &len);
-	vaddr_text = sfu_read_file(vaddr_path, NULL);
+	sec = reg_read_file(sec_path, &len);
+	vaddr_text = reg_read_file(vaddr_path, NULL);
 	dev = open_dev();
 	if (!sec || !vaddr_text || dev < 0 || copy_file(lib, copy) ||
 	    stat(copy, &st)) {
@@ -452,8 +452,8 @@ static int sidecar_stale(const char *lib, const char *sec_path,
 	del_file(dev, copy);
 	unlink(copy);
 	say("ADD_FILE %s, mapped with a region: %s; written in place: %s, still listed: %s; ADD_FILE again %s, mapped with a region: %s\n",
-	    sfu_err_name(add), before ? "yes" : "no", after ? "yes" : "no",
-	    listed ? "yes" : "no", sfu_err_name(readd), again ? "yes" : "no");
+	    reg_err_name(add), before ? "yes" : "no", after ? "yes" : "no",
+	    listed ? "yes" : "no", reg_err_name(readd), again ? "yes" : "no");
 	fails += !before;
 	fails += after;
 	fails += listed;
@@ -491,7 +491,7 @@ static ino_t add_copy(int dev, const char *lib, const char *copy,
 	}
 	ret = add_file(dev, copy, sec, len, vaddr);
 	if (ret || !sidecar_listed(dev, st.st_ino)) {
-		say("ADD_FILE %s: %s\n", copy, sfu_err_name(ret));
+		say("ADD_FILE %s: %s\n", copy, reg_err_name(ret));
 		return 0;
 	}
 	return st.st_ino;
@@ -506,8 +506,8 @@ static int sidecar_gone(const char *lib, const char *sec_path,
 	size_t len;
 	ino_t ino;
 
-	sec = sfu_read_file(sec_path, &len);
-	vaddr_text = sfu_read_file(vaddr_path, NULL);
+	sec = reg_read_file(sec_path, &len);
+	vaddr_text = reg_read_file(vaddr_path, NULL);
 	if (!sec || !vaddr_text || dev < 0)
 		return 1;
 	vaddr = strtoull(vaddr_text, NULL, 0);

@@ -18,7 +18,7 @@
 #define PC_TEXT_MAX	24
 
 /* The whole of a (pseudo) file, NUL-terminated; NULL on error. */
-char *sfu_read_file(const char *path, size_t *len)
+char *reg_read_file(const char *path, size_t *len)
 {
 	size_t cap = READ_CHUNK, used = 0;
 	char *buf = malloc(cap + 1), *bigger;
@@ -61,7 +61,7 @@ char *sfu_read_file(const char *path, size_t *len)
 }
 
 /* "EPERM" for EPERM, "success" for 0. */
-const char *sfu_err_name(int err)
+const char *reg_err_name(int err)
 {
 	const char *name;
 
@@ -72,9 +72,9 @@ const char *sfu_err_name(int err)
 }
 
 /* One "name value" line of the stats file. */
-int sfu_stat(const char *name, unsigned long long *val)
+int reg_stat(const char *name, unsigned long long *val)
 {
-	char *buf = sfu_read_file(SFU_DBG_STATS, NULL), *line, *save;
+	char *buf = reg_read_file(SFU_DBG_STATS, NULL), *line, *save;
 	size_t n = strlen(name);
 	int ret = -1;
 
@@ -96,7 +96,7 @@ int sfu_stat(const char *name, unsigned long long *val)
  * Look @pcs up in the caller's own registry through the lookup file; @out
  * receives the answer lines.
  */
-int sfu_lookup(const unsigned long *pcs, unsigned int nr, char *out,
+int reg_lookup(const unsigned long *pcs, unsigned int nr, char *out,
 	       size_t len)
 {
 	size_t req_len = (size_t)nr * PC_TEXT_MAX + 1, off = 0;
@@ -124,9 +124,9 @@ out:
 }
 
 /* The answer line for one PC, without its newline. */
-int sfu_lookup_one(unsigned long pc, char *line, size_t len)
+int reg_lookup_one(unsigned long pc, char *line, size_t len)
 {
-	if (sfu_lookup(&pc, 1, line, len))
+	if (reg_lookup(&pc, 1, line, len))
 		return -1;
 	line[strcspn(line, "\n")] = '\0';
 	return 0;
@@ -137,9 +137,9 @@ int sfu_lookup_one(unsigned long pc, char *line, size_t len)
  * @pid, copied to @out; returns the number of section lines (0 and an
  * empty @out if the process has no header), or -1.
  */
-int sfu_listing(pid_t pid, char *out, size_t len)
+int reg_listing(pid_t pid, char *out, size_t len)
 {
-	char *buf = sfu_read_file(SFU_DBG_SECTIONS, NULL), *line, *save;
+	char *buf = reg_read_file(SFU_DBG_SECTIONS, NULL), *line, *save;
 	char head[32];
 	size_t used = 0, hl;
 	int in = 0, nr = 0;
@@ -163,14 +163,14 @@ int sfu_listing(pid_t pid, char *out, size_t len)
 }
 
 /* Section lines of @pid whose last field (path or [jit]) is @name. */
-int sfu_listed(pid_t pid, const char *name)
+int reg_listed(pid_t pid, const char *name)
 {
 	char *buf = malloc(SFU_LISTING_MAX), *line, *save, *last;
 	int nr, hits = 0;
 
 	if (!buf)
 		return -1;
-	nr = sfu_listing(pid, buf, SFU_LISTING_MAX);
+	nr = reg_listing(pid, buf, SFU_LISTING_MAX);
 	if (nr < 0) {
 		free(buf);
 		return -1;
@@ -189,7 +189,7 @@ int sfu_listed(pid_t pid, const char *name)
  * The first executable PT_LOAD of the 64-bit ELF file @fd, and the end of
  * the highest PT_LOAD (the span a mapping of the whole image needs).
  */
-int sfu_elf_text(int fd, Elf64_Phdr *text, uint64_t *span)
+int reg_elf_text(int fd, Elf64_Phdr *text, uint64_t *span)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;

@@ -175,7 +175,7 @@ static int loop_mmap(void)
 	int fd;
 
 	fd = open(SFU_LIB("d"), O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || sfu_elf_text(fd, &text, &span)) {
+	if (fd < 0 || reg_elf_text(fd, &text, &span)) {
 		printf("mmap: cannot read %s\n", SFU_LIB("d"));
 		return 1;
 	}

@@ -88,7 +88,7 @@ struct sfu_case {
 
 static int sfu_dev = -1;
 
-static double sfu_now_ns(void)
+static double budget_now_ns(void)
 {
 	struct timespec ts;
 
@@ -96,7 +96,7 @@ static double sfu_now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int sfu_dbl_cmp(const void *a, const void *b)
+static int budget_dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -104,7 +104,7 @@ static int sfu_dbl_cmp(const void *a, const void *b)
 }
 
 /* Patch the V2 section's only FDE to claim @rows rows. */
-static void sfu_set_rows(struct sfu_case *c, unsigned int rows)
+static void budget_set_rows(struct sfu_case *c, unsigned int rows)
 {
 	unsigned char *fde = c->sec + sizeof(struct sframe_header);
 
@@ -112,8 +112,8 @@ static void sfu_set_rows(struct sfu_case *c, unsigned int rows)
 	       &rows, sizeof(rows));
 }
 
-static int sfu_prepare(struct sfu_case *c, unsigned char *area,
-		       unsigned long text_bytes, unsigned long cap)
+static int budget_prepare(struct sfu_case *c, unsigned char *area,
+			  unsigned long text_bytes, unsigned long cap)
 {
 	struct sframe_unwind_region r = { .size = sizeof(r) };
 	unsigned int last = c->rows - 1;
@@ -128,7 +128,7 @@ static int sfu_prepare(struct sfu_case *c, unsigned char *area,
 	if (c->len <= 0)
 		return -1;
 	if (c->indexed != c->rows)
-		sfu_set_rows(c, c->indexed);
+		budget_set_rows(c, c->indexed);
 	/* Frame 0 stops after the system call, in the last row. */
 	c->code_off = last > SFU_SYSCALL_LEN ? last - SFU_SYSCALL_LEN : 0;
 	memcpy(area + c->code_off, sfu_code, sizeof(sfu_code));
@@ -144,13 +144,13 @@ static int sfu_prepare(struct sfu_case *c, unsigned char *area,
 	if (ioctl(sfu_dev, SFRAME_UNWIND_IOC_ADD, &r))
 		return -1;
 	if (c->indexed != c->rows)
-		sfu_set_rows(c, c->rows);
+		budget_set_rows(c, c->rows);
 	return 0;
 }
 
 /* A stack of frames that all return to @c's function. */
-static unsigned long sfu_fake_stack(const struct sfu_case *c,
-				    unsigned long *stack)
+static unsigned long budget_fake_stack(const struct sfu_case *c,
+				       unsigned long *stack)
 {
 	unsigned long sp = (unsigned long)stack;
 	unsigned int i;
@@ -161,33 +161,33 @@ static unsigned long sfu_fake_stack(const struct sfu_case *c,
 	return sp;
 }
 
-static int sfu_measure(struct sfu_case *c, int hook, unsigned long *stack)
+static int budget_measure(struct sfu_case *c, int hook, unsigned long *stack)
 {
 	double ns[SFU_ROUNDS];
-	unsigned long sp = sfu_fake_stack(c, stack);
+	unsigned long sp = budget_fake_stack(c, stack);
 	long ret;
 	int i;
 
 	for (i = 0; i < SFU_ROUNDS; i++) {
-		double t0 = sfu_now_ns();
+		double t0 = budget_now_ns();
 
 		ret = sfu_call_on(SYS_write, hook, (long)"sync", 4,
 				  c->text + c->code_off, sp);
-		ns[i] = sfu_now_ns() - t0;
+		ns[i] = budget_now_ns() - t0;
 		if (ret != 4 || uw_read(hook, &c->walk, 1) != 1) {
 			ksft_print_msg("%s: sync walk failed: %ld\n", c->name,
 				       ret);
 			return -1;
 		}
 	}
-	qsort(ns, SFU_ROUNDS, sizeof(ns[0]), sfu_dbl_cmp);
+	qsort(ns, SFU_ROUNDS, sizeof(ns[0]), budget_dbl_cmp);
 	c->median_ns = ns[SFU_ROUNDS / 2];
 	c->max_ns = ns[SFU_ROUNDS - 1];
 	return 0;
 }
 
 /* Every frame of the walk is in @c's function. */
-static bool sfu_walk_exact(const struct sfu_case *c)
+static bool budget_walk_exact(const struct sfu_case *c)
 {
 	unsigned int i;
 
@@ -201,7 +201,7 @@ static bool sfu_walk_exact(const struct sfu_case *c)
 	return true;
 }
 
-static int sfu_set_depth(unsigned int depth)
+static int budget_set_depth(unsigned int depth)
 {
 	FILE *f = fopen("/sys/module/sframe_unwind/parameters/max_depth", "w");
 	int ok;
@@ -232,7 +232,7 @@ int main(void)
 	sfu_dev = open(SFRAME_UNWIND_DEVICE, O_RDWR | O_CLOEXEC);
 	hook = uw_open();
 	stack = aligned_alloc(64, stack_bytes);
-	if (sfu_dev < 0 || hook < 0 || !stack || sfu_set_depth(SFU_DEPTH))
+	if (sfu_dev < 0 || hook < 0 || !stack || budget_set_depth(SFU_DEPTH))
 		ksft_exit_fail_msg("device, hook or max_depth: %s\n",
 				   strerror(errno));
 	memset(stack, 0, stack_bytes);
@@ -242,13 +242,13 @@ int main(void)
 					   MAP_PRIVATE | MAP_ANONYMOUS |
 					   MAP_POPULATE, -1, 0);
 
-		if (area == MAP_FAILED || sfu_prepare(&cs[i], area, text_bytes,
-						      cap))
+		if (area == MAP_FAILED || budget_prepare(&cs[i], area, text_bytes,
+							 cap))
 			ksft_exit_fail_msg("%s: set-up: %s\n", cs[i].name,
 					   strerror(errno));
 	}
 	for (i = 0; i < ARRAY_SIZE(cs); i++)
-		if (sfu_measure(&cs[i], hook, stack))
+		if (budget_measure(&cs[i], hook, stack))
 			ksft_exit_fail_msg("%s: no walk\n", cs[i].name);
 	for (i = 0; i < ARRAY_SIZE(cs); i++)
 		ksft_print_msg("%-6s walk: %u frames, stop=%s, median %.0f us (%.2fx short), worst %.0f us (%.2fx)\n",
@@ -257,10 +257,10 @@ int main(void)
 			       cs[i].median_ns / cs[0].median_ns,
 			       cs[i].max_ns / 1e3,
 			       cs[i].max_ns / cs[0].median_ns);
-	ksft_test_result(sfu_walk_exact(&cs[0]),
+	ksft_test_result(budget_walk_exact(&cs[0]),
 			 "short: %u frames through the one-row function\n",
 			 SFU_DEPTH);
-	ksft_test_result(sfu_walk_exact(&cs[1]),
+	ksft_test_result(budget_walk_exact(&cs[1]),
 			 "long: %u frames, each at row 65534 of 65535\n",
 			 SFU_DEPTH);
 	ksft_test_result(cs[1].median_ns <= SFU_LONG_FACTOR * cs[0].median_ns,
