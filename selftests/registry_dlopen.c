@@ -31,6 +31,7 @@
 #include "registry/enc.h"
 #include "registry/registry.h"
 #include "../include/sframe/decode.h"
+#include "../include/sframe/note.h"
 
 #define NR_THREADS	100
 #define NR_ITERS	200
@@ -279,33 +280,11 @@ struct plain_info {
 	unsigned int build_id_len;
 };
 
-static void find_build_id(struct plain_info *pi, const char *p, size_t len)
-{
-	const Elf64_Nhdr *nh;
-	size_t off = 0, name_sz, desc_sz;
-
-	while (off + sizeof(*nh) <= len) {
-		nh = (const Elf64_Nhdr *)(p + off);
-		name_sz = (nh->n_namesz + 3) & ~3u;
-		desc_sz = (nh->n_descsz + 3) & ~3u;
-		if (nh->n_type == NT_GNU_BUILD_ID &&
-		    nh->n_namesz == sizeof(GNU_NOTE_NAME) &&
-		    !memcmp(p + off + sizeof(*nh), GNU_NOTE_NAME,
-			    sizeof(GNU_NOTE_NAME)) &&
-		    nh->n_descsz <= SFRAME_UNWIND_BUILD_ID_MAX) {
-			memcpy(pi->build_id, p + off + sizeof(*nh) + name_sz,
-			       nh->n_descsz);
-			pi->build_id_len = nh->n_descsz;
-			return;
-		}
-		off += sizeof(*nh) + name_sz + desc_sz;
-	}
-}
-
 static int plain_phdrs(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct plain_info *pi = data;
 	const Elf64_Phdr *ph;
+	const u8 *notes;
 	unsigned long end;
 	int i;
 
@@ -318,10 +297,12 @@ static int plain_phdrs(struct dl_phdr_info *info, size_t size, void *data)
 			end = ph->p_vaddr + ph->p_memsz;
 			if (end > pi->end)
 				pi->end = end;
-		} else if (ph->p_type == PT_NOTE) {
-			find_build_id(pi, (const char *)(info->dlpi_addr +
-							 ph->p_vaddr),
-				      ph->p_memsz);
+		} else if (ph->p_type == PT_NOTE && !pi->build_id_len) {
+			/* As the module reads it (lib/sframe/note.c). */
+			notes = (const u8 *)(info->dlpi_addr + ph->p_vaddr);
+			pi->build_id_len = sfu_note_build_id(notes, ph->p_memsz,
+							     false, pi->build_id,
+							     sizeof(pi->build_id));
 		}
 	}
 	return 1;
