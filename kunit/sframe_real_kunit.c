@@ -2,8 +2,8 @@
 /*
  * KUnit suite: the rule table against the section's own lookup, on the
  * sidecars of real Debian files of the three architectures (libc,
- * python3, libcrypto and libstdc++ of x86-64, libc and libstdc++ of arm64
- * and s390x), at every row of every function.
+ * python3, libcrypto and libstdc++ of each of x86-64, arm64 and s390x),
+ * at every row of every function.
  *
  * scripts/kunit.sh makes the sidecars with sframe-gen as sframectl would
  * and links them in (sframe_real_sections.S, which it generates), so the

@@ -55,24 +55,30 @@ section_size() {
 
 # real_sframe_files: real Debian files of the three architectures whose
 # sidecars the rule table is checked on (make check-table, KUnit): libc,
-# python3, libcrypto and libstdc++ (x86-64), libc and libstdc++ of the
-# arm64 and s390x cross packages, installed if missing; one per line.
+# python3, libcrypto and libstdc++ of each, the x86-64 ones installed if
+# missing, the arm64 and s390x ones from Debian 12's packages
+# (scripts/fetch-debs.sh, cached); one per line, or none at all (and a
+# message) if a package cannot be had.
 real_sframe_files() {
-	local a t
+	local a t droot here files=()
 
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	[ -x /usr/bin/python3 ] || apt_install python3
 	[ -f /usr/lib/x86_64-linux-gnu/libcrypto.so.3 ] || apt_install libssl3
+	files=(/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3)"
+	       /usr/lib/x86_64-linux-gnu/libcrypto.so.3
+	       /usr/lib/x86_64-linux-gnu/libstdc++.so.6)
 	for a in arm64:aarch64 s390x:s390x; do
-		[ -f "/usr/${a#*:}-linux-gnu/lib/libstdc++.so.6" ] ||
-			apt_install "libstdc++6-${a%:*}-cross" \
-				"libc6-${a%:*}-cross"
+		t=${a#*:}
+		if ! droot=$("$here/fetch-debs.sh" "${a%:*}" libc6 libstdc++6 \
+			     python3.11-minimal libssl3); then
+			say "no ${a%:*} packages for the real sections"
+			return 1
+		fi
+		files+=("$droot/lib/$t-linux-gnu/libc.so.6"
+			"$droot/usr/bin/python3.11"
+			"$droot/usr/lib/$t-linux-gnu/libcrypto.so.3"
+			"$droot/usr/lib/$t-linux-gnu/libstdc++.so.6")
 	done
-	printf '%s\n' /lib/x86_64-linux-gnu/libc.so.6 \
-		"$(readlink -f /usr/bin/python3)" \
-		/usr/lib/x86_64-linux-gnu/libcrypto.so.3 \
-		/usr/lib/x86_64-linux-gnu/libstdc++.so.6
-	for t in aarch64 s390x; do
-		printf '%s\n' "/usr/$t-linux-gnu/lib/libc.so.6" \
-			"/usr/$t-linux-gnu/lib/libstdc++.so.6"
-	done
+	printf '%s\n' "${files[@]}"
 }

@@ -10,8 +10,8 @@
 # The module walks files and sidecars through a rule table built from
 # their section (lib/sframe/table.c) and JIT sections through the
 # section's lookup; both are the same library code on the host.  For
-# Debian's libc, python3, libcrypto and libstdc++ (x86-64) and the libc
-# and libstdc++ of Debian's arm64 and s390x cross packages, sframe-gen
+# Debian's libc, python3, libcrypto and libstdc++ of x86-64, arm64 and
+# s390x (real_sframe_files in scripts/lib.sh), sframe-gen
 # makes the sidecar sframectl would register (--share-rows --sp-word) and
 # sframe-dump --check-table compares the table's rule with the lookup's
 # at every address of the text.  A file whose table has more distinct
