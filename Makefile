@@ -223,8 +223,7 @@ memory: scripts/sframe-gen scripts/sframe-dump
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
-bench: scripts/sframe-gen scripts/sframe-dump
-	scripts/tests/memory.sh $(O)/memory
+bench: memory
 	scripts/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 --stalls-ok \
 		--tests "bench_exec.sh bench_daemon.sh sframectl_first_run.sh \
 			unwind_budget bench_walk.sh"
