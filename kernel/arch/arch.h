@@ -16,6 +16,7 @@
 #endif
 
 #include <sframe/env.h>
+#include <sframe/format.h>
 #include <sframe/unwind_user.h>
 
 struct pt_regs;
@@ -23,19 +24,20 @@ struct pt_regs;
 /*
  * DWARF numbers of the stack and frame pointers, which nearly every rule
  * names: the walker reads them from the frame without a call into the
- * back end (sfu_arch_reg() answers the same).
+ * back end (sfu_arch_reg() answers the same).  The numbers are the ABI's,
+ * as the format header has them for the decoder's default rules.
  */
 #if defined(CONFIG_X86_64)
-#define SFU_ARCH_SP_REG		7
-#define SFU_ARCH_FP_REG		6
+#define SFU_ARCH_SP_REG		SFRAME_AMD64_DWARF_SP
+#define SFU_ARCH_FP_REG		SFRAME_AMD64_DWARF_FP
 #elif defined(CONFIG_ARM64)
-#define SFU_ARCH_SP_REG		31
-#define SFU_ARCH_FP_REG		29
-#define SFU_ARCH_RA_REG		30	/* LR */
+#define SFU_ARCH_SP_REG		SFRAME_AARCH64_DWARF_SP
+#define SFU_ARCH_FP_REG		SFRAME_AARCH64_DWARF_FP
+#define SFU_ARCH_RA_REG		SFRAME_AARCH64_DWARF_LR
 #elif defined(CONFIG_S390)
-#define SFU_ARCH_SP_REG		15
-#define SFU_ARCH_FP_REG		11
-#define SFU_ARCH_RA_REG		14	/* r14 */
+#define SFU_ARCH_SP_REG		SFRAME_S390X_DWARF_SP
+#define SFU_ARCH_FP_REG		SFRAME_S390X_DWARF_FP
+#define SFU_ARCH_RA_REG		SFRAME_S390X_DWARF_RA
 #endif
 
 /*
