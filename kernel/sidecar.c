@@ -151,15 +151,15 @@ static bool sfu_sidecar_drop(struct sfu_blob *blob)
 	return hashed;
 }
 
-/**
- * sfu_sidecar_gone() - the file of @blob has lost its last name, or its
- *	file system was unmounted (watch.c)
- * @blob: the sidecar
- *
- * Mappings that use it keep it until they go.
+/*
+ * The file of a sidecar has lost its last name, or its file system was
+ * unmounted (the watch's callback, watch.c).  Mappings that use the
+ * sidecar keep it until they go.
  */
-void sfu_sidecar_gone(struct sfu_blob *blob)
+static void sfu_sidecar_gone(struct sfu_owner *owner)
 {
+	struct sfu_blob *blob = container_of(owner, struct sfu_blob, owner);
+
 	if (sfu_sidecar_drop(blob))
 		sfu_stat_inc(SFU_STAT_SIDECARS_GONE);
 }
@@ -303,7 +303,8 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 			sfu_sidecar_unhash(old);
 		hash_add_rcu(sfu_sidecars, &blob->node,
 			     sfu_sidecar_key(blob->dev, blob->ino));
-		blob->watch = sfu_watch_start(blob, inode);
+		blob->watch = sfu_watch_start(inode, &blob->owner,
+					      sfu_sidecar_gone);
 		blob = old;	/* the table's reference to drop */
 	}
 	mutex_unlock(&sfu_sidecar_lock);

@@ -3,23 +3,25 @@
  * Sidecars follow their files out.  Every sidecar in the table has an
  * fsnotify mark on its file's inode; when the inode's last name goes
  * (unlinked, or renamed over: FS_DELETE_SELF) or its file system is
- * unmounted (FS_UNMOUNT), the sidecar leaves the table.  Without this, a
+ * unmounted (FS_UNMOUNT), the watch's owner hears of it through the
+ * callback it gave, and the sidecar store takes the sidecar out of its
+ * table.  Without this, a
  * user who makes a file, maps it for the daemon to register and deletes
  * it, over and over, would fill the memory pool with sidecars of files
  * that no longer exist.
  *
  * The event comes in the task that unlinks, under fsnotify's SRCU: the
- * handler only queues work, which takes the sidecar out (sidecar.c) and
- * ends the watch.  A mark holds its inode in memory until it is
- * destroyed, which the work does at once for a deleted file.  The watch
- * holds a reference to its sidecar, dropped when fsnotify frees the mark.
+ * handler only queues work, which calls the owner's callback (sidecar.c
+ * ends the watch there).  A mark holds its inode in memory until it is
+ * destroyed, which the store does at once for a deleted file.  The watch
+ * holds a reference to its owner, dropped when fsnotify frees the mark.
+ * This file knows owners (registry.h), not sidecars.
  */
 #include <linux/fsnotify_backend.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include "registry.h"
-#include "sidecar.h"
 #include "watch.h"
 
 /* What a watch waits for. */
@@ -27,13 +29,15 @@
 
 struct sfu_watch {
 	struct fsnotify_mark mark;
-	struct sfu_blob *blob;		/* a reference */
+	struct sfu_owner *owner;	/* a reference */
+	sfu_watch_gone_t gone;
 };
 
 /* The news that a file has gone, on its way to process context. */
 struct sfu_gone {
 	struct work_struct work;
-	struct sfu_blob *blob;		/* a reference */
+	struct sfu_owner *owner;	/* a reference */
+	sfu_watch_gone_t gone;
 };
 
 static struct fsnotify_group *sfu_watch_group;
@@ -43,8 +47,8 @@ static void sfu_gone_work(struct work_struct *work)
 {
 	struct sfu_gone *g = container_of(work, struct sfu_gone, work);
 
-	sfu_sidecar_gone(g->blob);
-	sfu_blob_put(g->blob);
+	g->gone(g->owner);
+	sfu_owner_put(g->owner);
 	kfree(g);
 }
 
@@ -61,8 +65,8 @@ static int sfu_watch_event(struct fsnotify_mark *mark, u32 mask,
 	if (!g)
 		return -ENOMEM;	/* the sidecar stays until found stale */
 	INIT_WORK(&g->work, sfu_gone_work);
-	sfu_owner_get(&w->blob->owner);
-	g->blob = w->blob;
+	g->owner = sfu_owner_get(w->owner);
+	g->gone = w->gone;
 	queue_work(sfu_watch_wq, &g->work);
 	return 0;
 }
@@ -71,7 +75,7 @@ static void sfu_watch_free(struct fsnotify_mark *mark)
 {
 	struct sfu_watch *w = container_of(mark, struct sfu_watch, mark);
 
-	sfu_blob_put(w->blob);
+	sfu_owner_put(w->owner);
 	kfree(w);
 }
 
@@ -115,14 +119,17 @@ void sfu_watch_exit(void)
 }
 
 /**
- * sfu_watch_start() - watch @inode for @blob, a sidecar of its file
- * @blob: the sidecar (the watch takes a reference)
- * @inode: its file's inode
+ * sfu_watch_start() - watch @inode for @owner, what was made of its file
+ * @inode: the file's inode
+ * @owner: the watch takes a reference, dropped when the watch is freed
+ * @gone: called in process context, at most once, when the file has lost
+ *	its last name or its file system was unmounted
  *
- * Return: the watch, or NULL if it cannot be made (the sidecar then
- * stays until it is found stale or deleted by hand).
+ * Return: the watch, or NULL if it cannot be made (the owner then hears
+ * nothing).
  */
-struct sfu_watch *sfu_watch_start(struct sfu_blob *blob, struct inode *inode)
+struct sfu_watch *sfu_watch_start(struct inode *inode, struct sfu_owner *owner,
+				  sfu_watch_gone_t gone)
 {
 	struct sfu_watch *w = kzalloc(sizeof(*w), GFP_KERNEL_ACCOUNT);
 
@@ -130,8 +137,8 @@ struct sfu_watch *sfu_watch_start(struct sfu_blob *blob, struct inode *inode)
 		return NULL;
 	fsnotify_init_mark(&w->mark, sfu_watch_group);
 	w->mark.mask = SFU_WATCH_EVENTS;
-	sfu_owner_get(&blob->owner);
-	w->blob = blob;
+	w->owner = sfu_owner_get(owner);
+	w->gone = gone;
 	if (fsnotify_add_inode_mark(&w->mark, inode, 0)) {
 		fsnotify_put_mark(&w->mark);	/* frees it: sfu_watch_free() */
 		return NULL;
@@ -144,7 +151,7 @@ struct sfu_watch *sfu_watch_start(struct sfu_blob *blob, struct inode *inode)
  * @w: the watch
  *
  * The mark lets its inode go at once; fsnotify frees it, and drops its
- * sidecar reference, after a grace period.
+ * owner reference, after a grace period.
  */
 void sfu_watch_stop(struct sfu_watch *w)
 {
