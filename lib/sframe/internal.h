@@ -18,6 +18,11 @@ int sfu_rows_build(struct sfu_section *sec);
 void sfu_rows_seek(const struct sfu_section *sec, const struct sfu_fde *fde,
 		   u64 pc_off, struct sfu_fre_iter *it);
 
+/* What sfu_fde_rules() calls for each row of a function. */
+typedef int (*sfu_row_fn)(void *arg, u32 start, const struct sfu_rule *rule);
+int sfu_fde_rules(struct sfu_section *sec, const struct sfu_fde *fde,
+		  sfu_row_fn fn, void *arg);
+
 /*
  * How a function reads its FRE data.  Functions that point to the same
  * data read the same rows only if they agree on all of it.

@@ -573,8 +573,22 @@ int sfu_find_rule(struct sfu_section *sec, u64 pc, struct sfu_rule *rule)
 	return sfu_find_rule_budget(sec, pc, rule, &unlimited);
 }
 
-/* Every row of one function: read, order-checked, decoded. */
-static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde)
+/**
+ * sfu_fde_rules() - every row of one function: read, order-checked, decoded
+ * @sec: an initialised section
+ * @fde: the function
+ * @fn: given each row's start (in the function) and rule, in order, or
+ *	NULL; a non-zero return ends the walk with it
+ * @arg: for @fn
+ *
+ * The one loop over a function's rows that both the validator and the
+ * rule table's builder (table.c) run, so that what the table holds is
+ * what validation accepted.
+ *
+ * Return: 0, @fn's error, or the decoder's.
+ */
+int sfu_fde_rules(struct sfu_section *sec, const struct sfu_fde *fde,
+		  sfu_row_fn fn, void *arg)
 {
 	struct sfu_fre_iter it;
 	struct sfu_rule rule;
@@ -584,6 +598,8 @@ static int sfu_validate_fde(struct sfu_section *sec, const struct sfu_fde *fde)
 	sfu_fre_iter_init(fde, &it);
 	while (!(ret = sfu_fre_next(sec, fde, &it, &fre))) {
 		ret = sfu_fre_rule(sec, fde, &fre, &rule);
+		if (!ret && fn)
+			ret = fn(arg, fre.start, &rule);
 		if (ret)
 			return ret;
 	}
@@ -668,7 +684,7 @@ static int sfu_validate_group(struct sfu_section *sec,
 	if (ret)
 		return ret;
 	fde.size = size;
-	return sfu_validate_fde(sec, &fde);
+	return sfu_fde_rules(sec, &fde, NULL, NULL);
 }
 
 static int sfu_validate_elem(struct sfu_section *sec,

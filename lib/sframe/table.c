@@ -259,24 +259,10 @@ static int sfu_table_add_run(struct sfu_table_build *b, u32 start,
 	return 0;
 }
 
-/* Every row of @fde, decoded and added to the runs. */
-static int sfu_table_decode(struct sfu_section *sec, struct sfu_table_build *b,
-			    const struct sfu_fde *fde)
+/* sfu_fde_rules()'s callback: each row of a function, added to the runs. */
+static int sfu_table_row(void *arg, u32 start, const struct sfu_rule *rule)
 {
-	struct sfu_fre_iter it;
-	struct sfu_rule rule;
-	struct sfu_fre fre;
-	int ret;
-
-	sfu_fre_iter_init(fde, &it);
-	while (!(ret = sfu_fre_next(sec, fde, &it, &fre))) {
-		ret = sfu_fre_rule(sec, fde, &fre, &rule);
-		if (!ret)
-			ret = sfu_table_add_run(b, fre.start, &rule);
-		if (ret)
-			return ret;
-	}
-	return ret == -ENOENT ? 0 : ret;
+	return sfu_table_add_run(arg, start, rule);
 }
 
 /* The bucket of FRE data at @fres_off among the sources. */
@@ -347,7 +333,7 @@ static int sfu_table_fn_rows(struct sfu_section *sec, struct sfu_table_build *b,
 		*nr = same->nr;
 		return 0;
 	}
-	ret = sfu_table_decode(sec, b, fde);
+	ret = sfu_fde_rules(sec, fde, sfu_table_row, b);
 	*nr = b->nr_runs - *first;
 	if (ret || bucket == b->src_hash_size)
 		return ret;
