@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "text.h"
+#include "registry.h"
 
 #define FUSE_ROOT		1	/* the directory's node */
 #define FUSE_FILE		2	/* the file's node */
@@ -206,11 +206,12 @@ static void map_and_wait(const char *dir, unsigned int seconds)
 	unsigned long page = sysconf(_SC_PAGESIZE), off;
 	char path[PATH_MAX];
 	Elf64_Phdr text;
+	uint64_t span;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, FUSE_NAME);
 	fd = open(path, O_RDONLY);
-	if (fd < 0 || text_segment(fd, &text)) {
+	if (fd < 0 || reg_elf_text(fd, &text, &span)) {
 		perror(path);
 		_exit(1);
 	}

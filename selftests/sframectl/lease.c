@@ -17,12 +17,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "text.h"
+#include "registry.h"
 
 int main(int argc, char **argv)
 {
 	unsigned long page = sysconf(_SC_PAGESIZE), off;
 	Elf64_Phdr text;
+	uint64_t span;
 	int fd;
 
 	if (argc != 3) {
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	if (text_segment(fd, &text)) {
+	if (reg_elf_text(fd, &text, &span)) {
 		fprintf(stderr, "%s: no executable segment\n", argv[1]);
 		return 1;
 	}
