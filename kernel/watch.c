@@ -5,10 +5,9 @@
  * (unlinked, or renamed over: FS_DELETE_SELF) or its file system is
  * unmounted (FS_UNMOUNT), the watch's owner hears of it through the
  * callback it gave, and the sidecar store takes the sidecar out of its
- * table.  Without this, a
- * user who makes a file, maps it for the daemon to register and deletes
- * it, over and over, would fill the memory pool with sidecars of files
- * that no longer exist.
+ * table.  Without this, a user who makes a file, maps it for the daemon
+ * to register and deletes it, over and over, would fill the memory pool
+ * with sidecars of files that no longer exist.
  *
  * The event comes in the task that unlinks, under fsnotify's SRCU: the
  * handler only queues work, which calls the owner's callback (sidecar.c
@@ -122,8 +121,9 @@ void sfu_watch_exit(void)
  * sfu_watch_start() - watch @inode for @owner, what was made of its file
  * @inode: the file's inode
  * @owner: the watch takes a reference, dropped when the watch is freed
- * @gone: called in process context, at most once, when the file has lost
- *	its last name or its file system was unmounted
+ * @gone: called in process context when the file has lost its last name
+ *	or its file system was unmounted; again if both happen before the
+ *	owner stops the watch, so it must take a second call as a no-op
  *
  * Return: the watch, or NULL if it cannot be made (the owner then hears
  * nothing).
