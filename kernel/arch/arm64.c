@@ -16,9 +16,6 @@
 
 #include "arch.h"
 
-#define SFU_ARM64_FP		SFU_ARCH_FP_REG
-#define SFU_ARM64_LR		SFU_ARCH_RA_REG
-#define SFU_ARM64_SP		SFU_ARCH_SP_REG
 /* mov x8, #__NR_rt_sigreturn; svc #0 */
 #define SFU_ARM64_MOV_X8	(0xd2800008U | (__NR_rt_sigreturn << 5))
 #define SFU_ARM64_SVC0		0xd4000001U
@@ -35,8 +32,8 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 {
 	st->pc = regs->pc;
 	st->sp = regs->sp;
-	st->fp = regs->regs[SFU_ARM64_FP];
-	st->ra = regs->regs[SFU_ARM64_LR];
+	st->fp = regs->regs[SFU_ARCH_FP_REG];
+	st->ra = regs->regs[SFU_ARCH_RA_REG];
 	st->exact = true;
 	st->regs = regs;
 }
@@ -44,17 +41,17 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 {
 	switch (reg) {
-	case SFU_ARM64_SP:
+	case SFU_ARCH_SP_REG:
 		*val = st->sp;
 		return true;
-	case SFU_ARM64_FP:
+	case SFU_ARCH_FP_REG:
 		*val = st->fp;
 		return true;
-	case SFU_ARM64_LR:
+	case SFU_ARCH_RA_REG:
 		*val = st->ra;
 		return st->exact;
 	}
-	if (!st->regs || reg > SFU_ARM64_LR)
+	if (!st->regs || reg > SFU_ARCH_RA_REG)
 		return false;
 	*val = st->regs->regs[reg];
 	return true;
@@ -71,7 +68,7 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 		return false;
 	sr->pc = sc + offsetof(struct sigcontext, pc);
 	sr->sp = sc + offsetof(struct sigcontext, sp);
-	sr->fp = sc + offsetof(struct sigcontext, regs[SFU_ARM64_FP]);
-	sr->ra = sc + offsetof(struct sigcontext, regs[SFU_ARM64_LR]);
+	sr->fp = sc + offsetof(struct sigcontext, regs[SFU_ARCH_FP_REG]);
+	sr->ra = sc + offsetof(struct sigcontext, regs[SFU_ARCH_RA_REG]);
 	return true;
 }

@@ -19,9 +19,6 @@
 
 #include "arch.h"
 
-#define SFU_S390_FP		SFU_ARCH_FP_REG
-#define SFU_S390_RA		SFU_ARCH_RA_REG
-#define SFU_S390_SP		SFU_ARCH_SP_REG
 #define SFU_S390_NR_GPRS	16
 /* svc __NR_rt_sigreturn, svc __NR_sigreturn */
 #define SFU_S390_SVC_RT		(0x0a00 | __NR_rt_sigreturn)
@@ -48,9 +45,9 @@ bool sfu_arch_user_regs_ok(struct pt_regs *regs)
 void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 {
 	st->pc = regs->psw.addr;
-	st->sp = regs->gprs[SFU_S390_SP];
-	st->fp = regs->gprs[SFU_S390_FP];
-	st->ra = regs->gprs[SFU_S390_RA];
+	st->sp = regs->gprs[SFU_ARCH_SP_REG];
+	st->fp = regs->gprs[SFU_ARCH_FP_REG];
+	st->ra = regs->gprs[SFU_ARCH_RA_REG];
 	st->exact = true;
 	st->regs = regs;
 }
@@ -58,13 +55,13 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg, unsigned long *val)
 {
 	switch (reg) {
-	case SFU_S390_SP:
+	case SFU_ARCH_SP_REG:
 		*val = st->sp;
 		return true;
-	case SFU_S390_FP:
+	case SFU_ARCH_FP_REG:
 		*val = st->fp;
 		return true;
-	case SFU_S390_RA:
+	case SFU_ARCH_RA_REG:
 		*val = st->ra;
 		return st->exact;
 	}
@@ -88,8 +85,8 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	else
 		return false;
 	sr->pc = regs + offsetof(_sigregs, regs.psw.addr);
-	sr->sp = regs + offsetof(_sigregs, regs.gprs[SFU_S390_SP]);
-	sr->fp = regs + offsetof(_sigregs, regs.gprs[SFU_S390_FP]);
-	sr->ra = regs + offsetof(_sigregs, regs.gprs[SFU_S390_RA]);
+	sr->sp = regs + offsetof(_sigregs, regs.gprs[SFU_ARCH_SP_REG]);
+	sr->fp = regs + offsetof(_sigregs, regs.gprs[SFU_ARCH_FP_REG]);
+	sr->ra = regs + offsetof(_sigregs, regs.gprs[SFU_ARCH_RA_REG]);
 	return true;
 }
