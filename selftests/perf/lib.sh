@@ -61,7 +61,10 @@ wait_log() {
 # user stack: a registered process past its start has more).  Under
 # TCG, with the files read over 9p, that registration can take half a
 # second of s390x's runs, and the module's first-mapping wait lengthens
-# ld.so's part.
+# ld.so's part.  A sample with no user frame at all cannot tell: it is
+# the start's if its process is later seen past it, and counted (as not
+# reaching main) if it never is, as on a kernel that gives no user stack
+# without the module (s390x 6.1) for a program that has no SFrame.
 share() {
 	in_host perf script -i "/tmp/perf.$1.data" -F comm,pid,ip,sym,dso 2> /dev/null |
 	awk -v want="^${2:-python3}" '
@@ -99,6 +102,10 @@ share() {
 		function done() {
 			if (comm !~ want)
 				return
+			if (!started() && !u && !reach && s !~ /execve|_dl_start/) {
+				unknown[pid]++
+				return
+			}
 			if (!started() || (!reach && (s ~ /execve|_dl_start/ ||
 				       (u <= 1 && s ~ / sfu_twork_run /)))) {
 				start++
@@ -111,6 +118,12 @@ share() {
 		}
 		END {
 			if (n) done()
+			for (p in unknown) {
+				if (ran[p])
+					start += unknown[p]
+				else
+					total += unknown[p]
+			}
 			if (start)
 				printf "# %d samples of the start not counted\n", start > "/dev/stderr"
 			printf "%d %d\n", good, total
