@@ -91,8 +91,6 @@ int sfu_table_build(struct sfu_section *sec);
 void sfu_table_destroy(struct sfu_section *sec);
 size_t sfu_table_bytes(const struct sfu_section *sec);
 bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b);
-const struct sfu_rule *sfu_table_spilled(const struct sfu_table *t, u32 blk,
-					 u32 pos);
 
 /*
  * Entries a lookup searches in a fixed number of steps, from the one in
@@ -142,6 +140,17 @@ static __always_inline void sfu_table_rows_ahead(const struct sfu_table *t,
 }
 
 /*
+ * One halving of a block's window: @pos + @half if that entry is in the
+ * block (at most @hi) and starts at or before @off, else @pos.
+ */
+static __always_inline u32 sfu_table_halve(const struct sfu_table *t, u8 off,
+					   u32 pos, u32 hi, u32 half)
+{
+	return ((pos + half <= hi) & (t->starts[pos + half] < off)) ?
+	       pos + half : pos;
+}
+
+/*
  * The last entry in [@lo, @hi] of a block that starts at or before the
  * offset whose low 8 bits are @off: entry @lo does, and every entry after
  * @hi starts after it.  Entries past @hi may be on the next page: the
@@ -160,10 +169,52 @@ static __always_inline u32 sfu_table_search(const struct sfu_table *t,
 		}
 		return pos;
 	}
-	for (half = SFU_TABLE_WINDOW / 2; half; half /= 2)
-		pos = ((pos + half <= hi) & (t->starts[pos + half] < off)) ?
-		      pos + half : pos;
-	return pos;
+	/* The window's four halvings written out: no loop to branch back. */
+	static_assert(SFU_TABLE_WINDOW == 16, "four halvings");
+	pos = sfu_table_halve(t, off, pos, hi, 8);
+	pos = sfu_table_halve(t, off, pos, hi, 4);
+	pos = sfu_table_halve(t, off, pos, hi, 2);
+	return sfu_table_halve(t, off, pos, hi, 1);
+}
+
+/**
+ * sfu_table_spilled() - the rule of an entry whose code is SFU_TABLE_CODE_SPILL
+ * @t: the table
+ * @blk: the block whose search found the entry
+ * @pos: the entry
+ *
+ * Found by halving the part of the spill list (sorted by position) of
+ * @blk's group: at most SFU_TABLE_GROUP_SPILLS entries, eight steps, none
+ * of them a branch on the data; a table whose spills crowd a group keeps
+ * every entry's rule number instead, one load.  Inline, as the rest of the
+ * lookup: it makes no call (the walker's user-access window allows none).
+ *
+ * Return: the rule, valid as long as the table, or NULL if @pos is not
+ * in the list (a table lib/sframe/table.c built has it there).
+ */
+static __always_inline const struct sfu_rule *
+sfu_table_spilled(const struct sfu_table *t, u32 blk, u32 pos)
+{
+	u32 lo, hi;
+
+	if (t->wide)
+		return pos < t->nr_rows && t->wide[pos] < t->nr_rules ?
+		       &t->rules[t->wide[pos]] : NULL;
+	if (!t->nr_spill || blk >= t->nr_blocks)
+		return NULL;
+	/* The block's search may end on the entry that starts the next. */
+	blk >>= SFU_TABLE_GROUP_SHIFT;
+	lo = t->spill_index[blk];
+	hi = t->spill_index[blk + 1];
+	if (hi == t->nr_spill)
+		hi--;
+	if (lo > hi)
+		return NULL;
+	/* Halved without a branch on the data, as the entries are. */
+	lo = sfu_search_starts(t->spill, sizeof(*t->spill), pos, lo, hi);
+	if (t->spill[lo].pos != pos)
+		return NULL;
+	return &t->rules[t->spill[lo].rule];
 }
 
 /**
@@ -185,7 +236,8 @@ sfu_table_find(const struct sfu_section *sec, u64 pc)
 	u32 off, blk, lo, hi, pos;
 	u8 code;
 
-	if (pc < sec->text_lo || pc >= sec->text_hi)
+	/* Below the text, the difference wraps: one compare for both ends. */
+	if (pc - sec->text_lo >= sec->text_hi - sec->text_lo)
 		return NULL;
 	off = (u32)(pc - sec->text_lo);
 	blk = (u32)((u64)off >> t->shift);
