@@ -20,20 +20,27 @@
  * The same code runs faulting (task context) and non-faulting (any
  * context); only the copy primitive differs.  Non-faulting walks disable
  * page faults once and hold the RCU read lock for the whole walk, so that
- * each read is a bare user load and consecutive frames in one object reuse
- * its region; faulting walks take a reference to each frame's region
- * instead, as they may sleep.  Every helper returns true when it did its
- * part, or false with the reason the walk stops in sfu_ustate.stop.
+ * consecutive frames in one object reuse its region; faulting walks take a
+ * reference to each frame's region instead, as they may sleep.  Every
+ * helper returns true when it did its part, or false with the reason the
+ * walk stops in sfu_ustate.stop.
  *
- * The per-frame path (region, table lookup, the rule's application, the
- * stack reads) is inlined into the walk loop: a frame of a file makes no
- * call, as a frame-pointer step makes none.
+ * A non-faulting walk into an array (perf, ftrace, BPF) also opens one
+ * user-access window for all its frames, where a window per read or per
+ * frame costs a STAC/CLAC pair each on x86.  In it a step makes no call:
+ * it takes the frames of the region it is in, by the rules with a code in
+ * its rule table, with bare loads (sfu_step(..., true)).  A frame that
+ * needs more (another region, the decoder, a signal frame, a fault) stops
+ * that step with SFU_STOP_OUTSIDE, and the walk takes it again outside the
+ * window, by the same step with calls allowed (sfu_step_outside()).
+ * objtool checks on x86 that no call is made with the window open.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/nospec.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -59,6 +66,13 @@
  * sections hold.  A table lookup is bounded by the table's block size.
  */
 #define SFU_WALK_READS_PER_FRAME	32
+
+/*
+ * Not a reason a walk ends: the step needs what the walk's user-access
+ * window does not allow (a call, a fault), and the walk takes the frame
+ * again outside it.  Never in a result.
+ */
+#define SFU_STOP_OUTSIDE	SFU_STOP_NR
 
 unsigned int sfu_max_depth = SFU_DEF_MAX_DEPTH;
 
@@ -192,28 +206,63 @@ fault_end_access:
 	return sfu_read_pair_by_page(a, ra ? pa : NULL, b, rb ? pb : NULL);
 }
 
-/* The same in @st's mode: a faulting walk may sleep on each read. */
-static __always_inline bool sfu_read_pair(const struct sfu_ustate *st,
-					  unsigned long *a, bool ra,
-					  unsigned long *b, bool rb)
+/*
+ * The same inside the walk's user-access window (sfu_walk()), which is
+ * open already: bare loads, each address checked here.  A fault sends the
+ * frame outside the window, where sfu_read_pair_nofault() may read it
+ * through its page.
+ */
+static __always_inline bool sfu_read_pair_window(struct sfu_ustate *st,
+						 unsigned long *a, bool ra,
+						 unsigned long *b, bool rb)
 {
 	unsigned long __user *pa = (unsigned long __user *)*a;
 	unsigned long __user *pb = (unsigned long __user *)*b;
 
-	if (st->mode == SFU_MEM_USER_NOFAULT)
-		return sfu_read_pair_nofault(a, ra, b, rb);
-	if (ra && get_user(*a, pa))
-		return false;
-	return !rb || !get_user(*b, pb);
+	if ((ra && !access_ok(pa, sizeof(*pa))) ||
+	    (rb && !access_ok(pb, sizeof(*pb))))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	/* No load of either before both checks are done, speculated or not. */
+	barrier_nospec();
+	if (ra)
+		unsafe_get_user(*a, pa, fault_outside);
+	if (rb)
+		unsafe_get_user(*b, pb, fault_outside);
+	return true;
+fault_outside:
+	return sfu_stop(st, SFU_STOP_OUTSIDE);
+}
+
+/*
+ * The same in @st's mode, or in the window if @win: a faulting walk may
+ * sleep on each read.
+ */
+static __always_inline bool sfu_read_pair(struct sfu_ustate *st,
+					  unsigned long *a, bool ra,
+					  unsigned long *b, bool rb, bool win)
+{
+	unsigned long __user *pa = (unsigned long __user *)*a;
+	unsigned long __user *pb = (unsigned long __user *)*b;
+
+	if (win)
+		return sfu_read_pair_window(st, a, ra, b, rb);
+	if (st->mode == SFU_MEM_USER_NOFAULT) {
+		if (!sfu_read_pair_nofault(a, ra, b, rb))
+			return sfu_stop(st, SFU_STOP_FAULT);
+		return true;
+	}
+	if ((ra && get_user(*a, pa)) || (rb && get_user(*b, pb)))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	return true;
 }
 
 /* Read the word at user address @addr into @val. */
-static __always_inline bool sfu_read_word(const struct sfu_ustate *st,
+static __always_inline bool sfu_read_word(struct sfu_ustate *st,
 					  unsigned long addr,
-					  unsigned long *val)
+					  unsigned long *val, bool win)
 {
 	*val = addr;
-	return sfu_read_pair(st, val, true, val, false);
+	return sfu_read_pair(st, val, true, val, false, win);
 }
 
 /* Move @st to its caller at @ra, with @sp and @fp, if @ra can be code. */
@@ -244,8 +293,8 @@ static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
 		return sfu_stop(st, SFU_STOP_NO_RULE);
 	next_fp = fp;
 	ra = fp + sizeof(long);
-	if (!sfu_read_pair(st, &next_fp, true, &ra, true))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!sfu_read_pair(st, &next_fp, true, &ra, true, false))
+		return false;
 	return sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
 			   next_fp);
 }
@@ -259,12 +308,12 @@ static bool sfu_back_chain_step(struct sfu_ustate *st, unsigned long ra_slot)
 {
 	unsigned long back, ra;
 
-	if (!sfu_read_word(st, st->sp, &back))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!sfu_read_word(st, st->sp, &back, false))
+		return false;
 	if (!back || back <= st->sp || !IS_ALIGNED(back, sizeof(long)))
 		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (!sfu_read_word(st, back + ra_slot, &ra))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!sfu_read_word(st, back + ra_slot, &ra, false))
+		return false;
 	return sfu_step_to(st, ra, back, st->fp);
 }
 
@@ -290,9 +339,9 @@ static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 	sp = sr->sp;
 	fp = sr->fp;
 	ra = sr->ra;
-	if (!sfu_read_pair(st, &pc, true, &sp, true) ||
-	    !sfu_read_pair(st, &fp, true, &ra, ra))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!sfu_read_pair(st, &pc, true, &sp, true, false) ||
+	    !sfu_read_pair(st, &fp, true, &ra, ra, false))
+		return false;
 	st->pc = pc;
 	st->sp = sp;
 	st->fp = fp;
@@ -302,14 +351,19 @@ static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 	return true;
 }
 
-/* The value of register @reg in the frame, into @val. */
+/*
+ * The value of register @reg in the frame, into @val: the back end is
+ * asked (a call) only outside the window.
+ */
 static __always_inline bool sfu_reg_value(struct sfu_ustate *st, u16 reg,
-					  unsigned long *val)
+					  unsigned long *val, bool win)
 {
 	if (reg == SFU_ARCH_SP_REG)
 		*val = st->sp;
 	else if (reg == SFU_ARCH_FP_REG)
 		*val = st->fp;
+	else if (win)
+		return sfu_stop(st, SFU_STOP_OUTSIDE);
 	else if (!sfu_arch_reg(st, reg, val))
 		return sfu_stop(st, SFU_STOP_REGISTER);
 	return true;
@@ -324,7 +378,7 @@ static __always_inline bool sfu_reg_value(struct sfu_ustate *st, u16 reg,
 static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 					 const struct sfu_loc *l,
 					 unsigned long cfa, unsigned long *val,
-					 bool *read)
+					 bool *read, bool win)
 {
 	unsigned long base;
 
@@ -340,7 +394,7 @@ static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 	case SFU_LOC_NONE:
 		return true;
 	case SFU_LOC_REG:
-		if (!sfu_reg_value(st, l->reg, &base))
+		if (!sfu_reg_value(st, l->reg, &base, win))
 			return false;
 		break;
 	default:
@@ -354,15 +408,15 @@ static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 /* The frame's CFA by @rule, into @cfa: a register plus an offset, or the word there. */
 static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
 					 const struct sfu_rule *rule,
-					 unsigned long *cfa)
+					 unsigned long *cfa, bool win)
 {
 	if (unlikely(rule->cfa.kind != SFU_LOC_REG))
 		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (!sfu_reg_value(st, rule->cfa.reg, cfa))
+	if (!sfu_reg_value(st, rule->cfa.reg, cfa, win))
 		return false;
 	*cfa += rule->cfa.off;
-	if (unlikely(rule->cfa.deref) && !sfu_read_word(st, *cfa, cfa))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (unlikely(rule->cfa.deref) && !sfu_read_word(st, *cfa, cfa, win))
+		return false;
 	if (!IS_ALIGNED(*cfa, sizeof(long)))
 		return sfu_stop(st, SFU_STOP_CFA);
 	return true;
@@ -371,10 +425,12 @@ static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
 /*
  * Step @st to its caller by @rule: the CFA, then the caller's RA and FP,
  * both saved words read in one go, then the checks that the caller is
- * plausible.
+ * plausible.  In the window if @win.  @st changes only if the step is
+ * taken.
  */
 static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
-					    const struct sfu_rule *rule)
+					   const struct sfu_rule *rule,
+					   bool win)
 {
 	unsigned long cfa, ra = st->ra, fp = st->fp, sp;
 	bool read_ra, read_fp;
@@ -386,14 +442,14 @@ static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
 		if (!st->exact)
 			return sfu_stop(st, SFU_STOP_REGISTER);
 	}
-	if (!sfu_rule_cfa(st, rule, &cfa) ||
-	    !sfu_loc_eval(st, &rule->ra, cfa, &ra, &read_ra) ||
-	    !sfu_loc_eval(st, &rule->fp, cfa, &fp, &read_fp))
+	if (!sfu_rule_cfa(st, rule, &cfa, win) ||
+	    !sfu_loc_eval(st, &rule->ra, cfa, &ra, &read_ra, win) ||
+	    !sfu_loc_eval(st, &rule->fp, cfa, &fp, &read_fp, win))
 		return false;
 	if (rule->ra.kind == SFU_LOC_SAME && !st->exact)
 		return sfu_stop(st, SFU_STOP_REGISTER);
-	if (!sfu_read_pair(st, &ra, read_ra, &fp, read_fp))
-		return sfu_stop(st, SFU_STOP_FAULT);
+	if (!sfu_read_pair(st, &ra, read_ra, &fp, read_fp, win))
+		return false;
 	/*
 	 * The stack must move up.  Only a frame whose RA is still in its
 	 * register (a leaf, or before its prologue, on arm64 and s390x)
@@ -462,6 +518,12 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 	return r;
 }
 
+/* The address whose rule steps the frame: in the call, for a caller. */
+static __always_inline unsigned long sfu_frame_pc(const struct sfu_ustate *st)
+{
+	return st->exact ? st->pc : st->pc - 1;
+}
+
 /*
  * The rule for the frame's PC, into @rule: from its section's rule table
  * where it has one, else decoded into @w->scratch within the walk's
@@ -471,7 +533,7 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 					  const struct sfu_rule **rule)
 {
 	struct sfu_ustate *st = &w->st;
-	unsigned long pc = st->exact ? st->pc : st->pc - 1;
+	unsigned long pc = sfu_frame_pc(st);
 	struct sfu_region *r = sfu_walk_region(w, pc);
 	int ret;
 
@@ -526,23 +588,58 @@ static noinline bool sfu_step_other(struct sfu_walk *w)
 	return true;
 }
 
-/* One step: by SFrame, through a signal frame, or by the fallback. */
-static __always_inline bool sfu_step(struct sfu_walk *w)
+/*
+ * The rule for the frame's PC as the window finds it, without a call: in
+ * the region of the last frame, from its rule table.  NULL sends the
+ * frame outside the window, where sfu_frame_rule() finds what there is
+ * (another region, the decoder's rule, or none).
+ */
+static __always_inline const struct sfu_rule *
+sfu_window_rule(const struct sfu_walk *w)
+{
+	unsigned long pc = sfu_frame_pc(&w->st);
+	const struct sfu_region *r = w->region;
+
+	/* Below the region, the difference wraps: one compare for both. */
+	if (!r || pc - r->start >= r->end - r->start || !r->sec.table)
+		return NULL;
+	return sfu_table_find(&r->sec, pc);
+}
+
+/*
+ * One step: by SFrame, through a signal frame, or by the fallback; in the
+ * window if @win, by SFrame alone.
+ */
+static __always_inline bool sfu_step(struct sfu_walk *w, bool win)
 {
 	struct sfu_ustate *st = &w->st;
 	const struct sfu_rule *rule;
 	int ret;
 
-	ret = sfu_frame_rule(w, &rule);
-	if (ret && ret != -ENOENT)
-		return sfu_stop(st, sfu_errno_stop(ret));
-	if (ret || (rule->flags & SFU_RULE_SIGNAL))
-		return sfu_step_other(w);
-	if (!sfu_apply_rule(st, rule))
+	if (win) {
+		rule = sfu_window_rule(w);
+		if (!rule || (rule->flags & SFU_RULE_SIGNAL))
+			return sfu_stop(st, SFU_STOP_OUTSIDE);
+	} else {
+		ret = sfu_frame_rule(w, &rule);
+		if (ret && ret != -ENOENT)
+			return sfu_stop(st, sfu_errno_stop(ret));
+		if (ret || (rule->flags & SFU_RULE_SIGNAL))
+			return sfu_step_other(w);
+	}
+	if (!sfu_apply_rule(st, rule, win))
 		return false;
+	/* A frame in the window reused the last frame's region. */
+	w->region_reused += win;
 	w->res->sframe++;
 	w->res->table += rule != &w->scratch;
 	return true;
+}
+
+/* The step with calls allowed, out of line: one copy for every loop. */
+static noinline bool sfu_step_outside(struct sfu_walk *w)
+{
+	return sfu_step(w, false);
 }
 
 /*
@@ -580,17 +677,95 @@ static void sfu_walk_end(struct sfu_walk *w)
 }
 
 /*
+ * Frames from the current one, each stepped outside any window, until the
+ * walk ends; if the stack cannot be read (!@readable), the first alone.
+ */
+static __always_inline void sfu_walk_frames(struct sfu_walk *w,
+					    sfu_consume_fn consume, void *arg,
+					    unsigned int max, bool readable)
+{
+	struct sfu_unwind_result *res = w->res;
+
+	while (res->nr < max && consume(arg, w->st.pc)) {
+		if (++res->nr == max)
+			break;
+		if (!readable) {
+			res->stop = SFU_STOP_FAULT;
+			break;
+		}
+		if (!sfu_step_outside(w)) {
+			res->stop = w->st.stop;
+			break;
+		}
+	}
+}
+
+/*
+ * The same in the open window, each frame stepped there.  Return: true if
+ * a step needs to be taken outside it (SFU_STOP_OUTSIDE), false when the
+ * walk ended.  @consume makes no call here.
+ */
+static __always_inline bool sfu_walk_window(struct sfu_walk *w,
+					    sfu_consume_fn consume, void *arg,
+					    unsigned int max)
+{
+	struct sfu_unwind_result *res = w->res;
+
+	while (res->nr < max && consume(arg, w->st.pc)) {
+		if (++res->nr == max)
+			break;
+		if (!sfu_step(w, true)) {
+			if (w->st.stop == SFU_STOP_OUTSIDE)
+				return true;
+			res->stop = w->st.stop;
+			break;
+		}
+	}
+	return false;
+}
+
+/*
+ * A non-faulting walk's frames in user-access windows: one for all the
+ * frames the window can step, closed for each frame it cannot, which is
+ * stepped outside.  The window opens on the stack the walk reads; where
+ * that is not user memory, the walk goes on without one.
+ */
+static __always_inline void sfu_walk_windows(struct sfu_walk *w,
+					     sfu_consume_fn consume, void *arg,
+					     unsigned int max)
+{
+	const void __user *sp;
+	bool outside;
+
+	for (;;) {
+		sp = (const void __user *)w->st.sp;
+		if (!user_read_access_begin(sp, sizeof(long))) {
+			sfu_walk_frames(w, consume, arg, max, true);
+			return;
+		}
+		outside = sfu_walk_window(w, consume, arg, max);
+		user_read_access_end();
+		if (!outside)
+			return;
+		if (!sfu_step_outside(w)) {
+			w->res->stop = w->st.stop;
+			return;
+		}
+	}
+}
+
+/*
  * The walk, inlined into each entry point below so that the store of
  * sfu_unwind_user() is a direct, inlined call rather than a call through
- * a pointer per frame.
+ * a pointer per frame; in windows if @win (a constant: only a
+ * non-faulting walk whose @consume makes no call).
  */
 static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
 				    sfu_consume_fn consume, void *arg,
-				    struct sfu_unwind_result *res)
+				    struct sfu_unwind_result *res, bool win)
 {
 	struct sfu_walk w = { .st.mode = mode, .res = res };
 	unsigned int max = READ_ONCE(sfu_max_depth);
-	bool readable;
 
 	memset(res, 0, sizeof(*res));
 	if (!current->mm)
@@ -606,21 +781,15 @@ static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
 	sfu_arch_start(&w.st, regs);
 	w.st.budget = max * SFU_WALK_READS_PER_FRAME;
 	res->stop = SFU_STOP_DEPTH;
-	readable = sfu_walk_begin(&w);
-	while (res->nr < max && consume(arg, w.st.pc)) {
-		if (++res->nr == max)
-			break;
-		if (!readable) {
-			res->stop = SFU_STOP_FAULT;
-			break;
-		}
-		if (!sfu_step(&w)) {
-			res->stop = w.st.stop;
-			break;
-		}
+	if (!sfu_walk_begin(&w)) {
+		sfu_walk_frames(&w, consume, arg, max, false);
+		return 0;
 	}
-	if (readable)
-		sfu_walk_end(&w);
+	if (win)
+		sfu_walk_windows(&w, consume, arg, max);
+	else
+		sfu_walk_frames(&w, consume, arg, max, true);
+	sfu_walk_end(&w);
 	return 0;
 }
 
@@ -646,7 +815,7 @@ int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
 			 sfu_consume_fn consume, void *arg,
 			 struct sfu_unwind_result *res)
 {
-	return sfu_walk(regs, mode, consume, arg, res);
+	return sfu_walk(regs, mode, consume, arg, res, false);
 }
 
 struct sfu_pcs {
@@ -685,5 +854,7 @@ int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		memset(res, 0, sizeof(*res));
 		return 0;
 	}
-	return sfu_walk(regs, mode, sfu_store_pc, &b, res);
+	if (mode == SFU_MEM_USER_NOFAULT)
+		return sfu_walk(regs, mode, sfu_store_pc, &b, res, true);
+	return sfu_walk(regs, mode, sfu_store_pc, &b, res, false);
 }
