@@ -28,8 +28,8 @@
  * A non-faulting walk into an array (perf, ftrace, BPF) also opens one
  * user-access window for all its frames, where a window per read or per
  * frame costs a STAC/CLAC pair each on x86.  In it a step makes no call:
- * it takes the frames of the region it is in, by the rules with a code in
- * its rule table, with bare loads (sfu_step(..., true)).  A frame that
+ * it takes the frames of the region it is in, by its rule table, with bare
+ * loads (sfu_step(..., true)).  A frame that
  * needs more (another region, the decoder, a signal frame, a fault) stops
  * that step with SFU_STOP_OUTSIDE, and the walk takes it again outside the
  * window, by the same step with calls allowed (sfu_step_outside()).
@@ -178,39 +178,12 @@ static bool sfu_read_pair_by_page(unsigned long *a,
 
 /*
  * Replace *@a by the word at user address *@a if @ra, and *@b by the word
- * at *@b if @rb (a frame's saved RA and FP), in one user-access window:
- * inline loads, where __get_user() and a copy are calls (a return thunk
- * each on kernels built against return-stack attacks).  Only inside a
- * non-faulting walk's page-fault-free scope (sfu_walk_begin()).
- */
-static __always_inline bool sfu_read_pair_nofault(unsigned long *a, bool ra,
-						  unsigned long *b, bool rb)
-{
-	unsigned long __user *pa = (unsigned long __user *)*a;
-	unsigned long __user *pb = (unsigned long __user *)*b;
-
-	if (!ra && !rb)
-		return true;
-	if (ra && rb && !access_ok(pb, sizeof(*pb)))
-		return false;
-	if (!user_access_begin(ra ? pa : pb, sizeof(*pa)))
-		return false;
-	if (ra)
-		unsafe_get_user(*a, pa, fault_end_access);
-	if (rb)
-		unsafe_get_user(*b, pb, fault_end_access);
-	user_access_end();
-	return true;
-fault_end_access:
-	user_access_end();
-	return sfu_read_pair_by_page(a, ra ? pa : NULL, b, rb ? pb : NULL);
-}
-
-/*
- * The same inside the walk's user-access window (sfu_walk()), which is
- * open already: bare loads, each address checked here.  A fault sends the
- * frame outside the window, where sfu_read_pair_nofault() may read it
- * through its page.
+ * at *@b if @rb (a frame's saved RA and FP), inside a user-access window
+ * already open: inline loads, where __get_user() and a copy are calls (a
+ * return thunk each on kernels built against return-stack attacks), each
+ * address checked here.  A fault stops the step with SFU_STOP_OUTSIDE:
+ * outside the walk's window, sfu_read_pair_nofault() reads the words
+ * through their pages.
  */
 static __always_inline bool sfu_read_pair_window(struct sfu_ustate *st,
 						 unsigned long *a, bool ra,
@@ -234,6 +207,32 @@ fault_outside:
 }
 
 /*
+ * The same in a window of its own, and after a fault through the words'
+ * pages.  Only inside a non-faulting walk's page-fault-free scope
+ * (sfu_walk_begin()).
+ */
+static __always_inline bool sfu_read_pair_nofault(struct sfu_ustate *st,
+						  unsigned long *a, bool ra,
+						  unsigned long *b, bool rb)
+{
+	unsigned long __user *pa = (unsigned long __user *)*a;
+	unsigned long __user *pb = (unsigned long __user *)*b;
+	bool ok;
+
+	if (!ra && !rb)
+		return true;
+	if (!user_read_access_begin(ra ? pa : pb, sizeof(*pa)))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	ok = sfu_read_pair_window(st, a, ra, b, rb);
+	user_read_access_end();
+	if (ok || st->stop != SFU_STOP_OUTSIDE)
+		return ok;
+	if (!sfu_read_pair_by_page(a, ra ? pa : NULL, b, rb ? pb : NULL))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	return true;
+}
+
+/*
  * The same in @st's mode, or in the window if @win: a faulting walk may
  * sleep on each read.
  */
@@ -246,11 +245,8 @@ static __always_inline bool sfu_read_pair(struct sfu_ustate *st,
 
 	if (win)
 		return sfu_read_pair_window(st, a, ra, b, rb);
-	if (st->mode == SFU_MEM_USER_NOFAULT) {
-		if (!sfu_read_pair_nofault(a, ra, b, rb))
-			return sfu_stop(st, SFU_STOP_FAULT);
-		return true;
-	}
+	if (st->mode == SFU_MEM_USER_NOFAULT)
+		return sfu_read_pair_nofault(st, a, ra, b, rb);
 	if ((ra && get_user(*a, pa)) || (rb && get_user(*b, pb)))
 		return sfu_stop(st, SFU_STOP_FAULT);
 	return true;
@@ -494,6 +490,13 @@ static void sfu_walk_drop_region(struct sfu_walk *w)
 	w->region = NULL;
 }
 
+/* Whether region @r (or none) holds @pc. */
+static __always_inline bool sfu_region_has(const struct sfu_region *r,
+					   unsigned long pc)
+{
+	return r && pc >= r->start && pc < r->end;
+}
+
 /* The region describing @pc, or NULL; see struct sfu_walk. */
 static __always_inline struct sfu_region *
 sfu_walk_region(struct sfu_walk *w, unsigned long pc)
@@ -501,7 +504,7 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 	struct sfu_region *r = w->region;
 
 	if (w->st.mode == SFU_MEM_USER_NOFAULT) {
-		if (r && pc >= r->start && pc < r->end)
+		if (sfu_region_has(r, pc))
 			w->region_reused++;
 		else
 			r = sfu_region_find(current->mm, pc);
@@ -600,8 +603,7 @@ sfu_window_rule(const struct sfu_walk *w)
 	unsigned long pc = sfu_frame_pc(&w->st);
 	const struct sfu_region *r = w->region;
 
-	/* Below the region, the difference wraps: one compare for both. */
-	if (!r || pc - r->start >= r->end - r->start || !r->sec.table)
+	if (!sfu_region_has(r, pc) || !r->sec.table)
 		return NULL;
 	return sfu_table_find(&r->sec, pc);
 }
@@ -677,12 +679,16 @@ static void sfu_walk_end(struct sfu_walk *w)
 }
 
 /*
- * Frames from the current one, each stepped outside any window, until the
- * walk ends; if the stack cannot be read (!@readable), the first alone.
+ * Frames from the current one until the walk ends, each stepped in the
+ * open window if @win (@consume makes no call then), else outside any;
+ * if the stack cannot be read (!@readable), the first alone.  Return:
+ * true if a step needs to be taken outside the window (SFU_STOP_OUTSIDE),
+ * false when the walk ended.
  */
-static __always_inline void sfu_walk_frames(struct sfu_walk *w,
+static __always_inline bool sfu_walk_frames(struct sfu_walk *w,
 					    sfu_consume_fn consume, void *arg,
-					    unsigned int max, bool readable)
+					    unsigned int max, bool readable,
+					    bool win)
 {
 	struct sfu_unwind_result *res = w->res;
 
@@ -693,33 +699,12 @@ static __always_inline void sfu_walk_frames(struct sfu_walk *w,
 			res->stop = SFU_STOP_FAULT;
 			break;
 		}
-		if (!sfu_step_outside(w)) {
-			res->stop = w->st.stop;
-			break;
-		}
-	}
-}
-
-/*
- * The same in the open window, each frame stepped there.  Return: true if
- * a step needs to be taken outside it (SFU_STOP_OUTSIDE), false when the
- * walk ended.  @consume makes no call here.
- */
-static __always_inline bool sfu_walk_window(struct sfu_walk *w,
-					    sfu_consume_fn consume, void *arg,
-					    unsigned int max)
-{
-	struct sfu_unwind_result *res = w->res;
-
-	while (res->nr < max && consume(arg, w->st.pc)) {
-		if (++res->nr == max)
-			break;
-		if (!sfu_step(w, true)) {
-			if (w->st.stop == SFU_STOP_OUTSIDE)
-				return true;
-			res->stop = w->st.stop;
-			break;
-		}
+		if (win ? sfu_step(w, true) : sfu_step_outside(w))
+			continue;
+		if (win && w->st.stop == SFU_STOP_OUTSIDE)
+			return true;
+		res->stop = w->st.stop;
+		break;
 	}
 	return false;
 }
@@ -740,10 +725,10 @@ static __always_inline void sfu_walk_windows(struct sfu_walk *w,
 	for (;;) {
 		sp = (const void __user *)w->st.sp;
 		if (!user_read_access_begin(sp, sizeof(long))) {
-			sfu_walk_frames(w, consume, arg, max, true);
+			sfu_walk_frames(w, consume, arg, max, true, false);
 			return;
 		}
-		outside = sfu_walk_window(w, consume, arg, max);
+		outside = sfu_walk_frames(w, consume, arg, max, true, true);
 		user_read_access_end();
 		if (!outside)
 			return;
@@ -782,13 +767,13 @@ static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
 	w.st.budget = max * SFU_WALK_READS_PER_FRAME;
 	res->stop = SFU_STOP_DEPTH;
 	if (!sfu_walk_begin(&w)) {
-		sfu_walk_frames(&w, consume, arg, max, false);
+		sfu_walk_frames(&w, consume, arg, max, false, false);
 		return 0;
 	}
 	if (win)
 		sfu_walk_windows(&w, consume, arg, max);
 	else
-		sfu_walk_frames(&w, consume, arg, max, true);
+		sfu_walk_frames(&w, consume, arg, max, true, false);
 	sfu_walk_end(&w);
 	return 0;
 }
