@@ -104,26 +104,27 @@ exec_ms() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
 }
 
-# Warming only prepares the first runs, and is not timed: its children get
-# ten minutes a file, not the daemon's 30 s, as a guest whose page faults
-# stall (TCG on a busy host: clear_page_erms() soft lockups of 20-100 s)
-# can take minutes over cc1plus.  A file lost to that bound would be
-# stored by the second warm and fail it.
-warm_timeout=600
+# warm_into FILE: sframectl warm of the programs' files into the cache,
+# its output into FILE and the log.  Warming only prepares the first
+# runs and is not timed: its children get ten minutes a file, not the
+# daemon's 30 s, as a guest whose page faults stall (under TCG
+# clear_page_erms() soft lockups of 20-100 s were seen) can take minutes
+# over cc1plus, and a file lost to that bound would be stored by the
+# second warm and fail it.
+warm_into() {
+	# shellcheck disable=SC2086  # one word per file
+	in_host "$ctl" warm --cache "$cache" --child-timeout 600 $files \
+		> "$1" 2>&1
+	sed 's/^/# /' "$1"
+}
 
 warm_stored() {
-	# shellcheck disable=SC2086  # one word per file
-	in_host "$ctl" warm --cache "$cache" --child-timeout "$warm_timeout" \
-		$files > "$out.warm" 2>&1
-	sed 's/^/# /' "$out.warm"
+	warm_into "$out.warm"
 	grep -q "^warm: [1-9][0-9]* sections stored" "$out.warm"
 }
 
 warm_again() {
-	# shellcheck disable=SC2086  # one word per file
-	in_host "$ctl" warm --cache "$cache" --child-timeout "$warm_timeout" \
-		$files > "$out.warm2" 2>&1
-	sed 's/^/# /' "$out.warm2"
+	warm_into "$out.warm2"
 	grep -q "^warm: 0 sections stored, [1-9][0-9]* cached already" \
 		"$out.warm2"
 }
