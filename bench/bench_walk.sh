@@ -383,6 +383,10 @@ deepest=$(echo "$depths" | awk '{ print $NF }')
 r=1
 while [ "$r" -le "$rounds" ]; do
 	load || fail "insmod failed"
+	# Where the walk lies: under TCG a page boundary in its loop costs.
+	[ "$r" -gt 1 ] || awk '$3 == "sfu_unwind_user" {
+		print "# sfu_unwind_user at " $1 ", page offset " substr($1, length($1) - 2)
+	}' /proc/kallsyms
 	for d in $depths; do
 		walk_run sframe "$d" "$r" ||
 			fail "depth $d, module loaded: a measurement failed"

@@ -261,12 +261,18 @@ static __always_inline bool sfu_read_word(struct sfu_ustate *st,
 	return sfu_read_pair(st, val, true, val, false, win);
 }
 
-/* Move @st to its caller at @ra, with @sp and @fp, if @ra can be code. */
+/*
+ * Move @st to its caller at @ra, with @sp and @fp, if @ra can be code.
+ * The bound is TASK_SIZE_MAX, a constant, where TASK_SIZE reads the task's
+ * flags each frame: the two differ only for a task with a smaller address
+ * space (x32), whose return address above its own bound then finds no
+ * region.
+ */
 static __always_inline bool sfu_step_to(struct sfu_ustate *st,
 					unsigned long ra, unsigned long sp,
 					unsigned long fp)
 {
-	if (!ra || ra >= TASK_SIZE)
+	if (!ra || ra >= TASK_SIZE_MAX)
 		return sfu_stop(st, SFU_STOP_RA);
 	st->pc = ra;
 	st->sp = sp;
