@@ -76,6 +76,14 @@ static int sfu_get_region_arg(struct sframe_unwind_region *a,
 	return current->mm ? 0 : -ESRCH;
 }
 
+/* The functions of @sec lie in @a's text (text_hi may wrap to 0). */
+static bool sfu_jit_text_within(const struct sfu_section *sec,
+				const struct sframe_unwind_region *a)
+{
+	return sec->text_lo >= a->text_start &&
+	       sec->text_hi - 1 < a->text_end;
+}
+
 /*
  * A JIT region for @a (checked) from @bytes, the caller's section copied,
  * with everything it holds charged to @u.
@@ -95,8 +103,7 @@ static struct sfu_region *sfu_jit_region(const struct sframe_unwind_region *a,
 	/* A JIT may rewrite its section: no table, rows read where they are. */
 	ret = sfu_region_init_section(r, bytes, a->sframe_len, a->sframe_start,
 				      SFU_SEC_USER);
-	if (!ret && r->sec.nr_fdes && (r->sec.text_lo < a->text_start ||
-				       r->sec.text_hi > a->text_end))
+	if (!ret && r->sec.nr_fdes && !sfu_jit_text_within(&r->sec, a))
 		ret = -EINVAL;
 	if (ret) {
 		sfu_region_put(r);

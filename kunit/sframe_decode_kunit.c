@@ -991,6 +991,89 @@ static void sfu_test_table_refused(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/* A section in the top page of the address space. */
+#define SFU_TEST_TOP_VADDR	(U64_MAX & ~(u64)0xfff)
+
+/*
+ * Encode one function of @size bytes at @start, from a section in the top
+ * page, into @buf; return its length.
+ */
+static s64 sfu_test_top_section(u8 *buf, u64 start, u32 size)
+{
+	static const struct sfu_enc_fre row = {
+		.start = 0, .base = SFRAME_BASE_REG_SP, .nr_words = 1,
+		.words = { 8 },
+	};
+	const struct sfu_enc_fde fde = {
+		.start = start, .size = size, .nr_fres = 1, .fres = &row,
+	};
+	struct sfu_enc_params p = {
+		.version = SFRAME_VERSION_2,
+		.abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE,
+		.flags = SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+		.fixed_ra = -8,
+		.vaddr = SFU_TEST_TOP_VADDR,
+		.fre_type = SFU_ENC_AUTO,
+		.word_size = SFU_ENC_AUTO,
+	};
+
+	return sfu_encode(&p, &fde, 1, buf, SFU_TEST_BUF_SIZE);
+}
+
+/* Rule table and section disagreements at and around @start. */
+static u32 sfu_test_top_diffs(struct kunit *test, const u8 *buf, s64 len,
+			      u64 start, bool *found)
+{
+	static const u64 around[] = { 0, 1, 2, 0x10, 0x20 };
+	struct sfu_section plain, tabled;
+	u8 abi = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	struct sfu_rule rule;
+	u32 bad = 0, i;
+
+	KUNIT_ASSERT_EQ(test, sfu_section_init(&plain, (unsigned long)buf, len,
+					       SFU_TEST_TOP_VADDR,
+					       SFU_MEM_KERNEL, SFU_ABI_ANY), 0);
+	KUNIT_ASSERT_EQ(test, sfu_section_init(&tabled, (unsigned long)buf,
+					       len, SFU_TEST_TOP_VADDR,
+					       SFU_MEM_KERNEL, SFU_ABI_ANY), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&tabled), 0);
+	for (i = 0; i < ARRAY_SIZE(around); i++)
+		bad += sfu_test_table_differs(&plain, &tabled, abi,
+					      start - around[i]) +
+		       sfu_test_table_differs(&plain, &tabled, abi,
+					      start + around[i]);
+	*found = !sfu_find_rule(&plain, start, &rule);
+	sfu_section_destroy(&plain);
+	sfu_section_destroy(&tabled);
+	return bad;
+}
+
+/*
+ * Functions at the top of the address space: one that runs past it ends
+ * there, one at its last byte makes the text's end wrap to 0.  Lookups
+ * and the table agree at and around them (the fuzzer found the table
+ * answering at U64_MAX where the lookup did not).
+ */
+static void sfu_test_table_top(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	u64 past = U64_MAX - 0xf;
+	bool found;
+	s64 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	len = sfu_test_top_section(buf, past, 0x20);
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_EXPECT_EQ(test, sfu_test_top_diffs(test, buf, len, past, &found),
+			0);
+	KUNIT_EXPECT_TRUE(test, found);
+	len = sfu_test_top_section(buf, U64_MAX, 0x10);
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_EXPECT_EQ(test, sfu_test_top_diffs(test, buf, len, U64_MAX,
+						 &found), 0);
+	KUNIT_EXPECT_TRUE(test, found);
+}
+
 static const struct sfu_case sfu_long_cases[] = {
 	{ 1, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v1-amd64" },
 	{ 2, SFRAME_ABI_AMD64_ENDIAN_LITTLE, "v2-amd64" },
@@ -1167,6 +1250,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),
 	KUNIT_CASE(sfu_test_table_bound),
 	KUNIT_CASE(sfu_test_table_most_rules),
+	KUNIT_CASE(sfu_test_table_top),
 	KUNIT_CASE(sfu_test_build_id_note),
 #ifdef __KERNEL__
 	KUNIT_CASE(sfu_test_alloc),

@@ -231,6 +231,10 @@ static int sfu_build_index(struct sfu_section *sec)
 	if (!keys)
 		return -ENOMEM;
 	ret = sfu_scan(sec, keys, &keep);
+	/*
+	 * At least a byte.  A function at the top byte of the space makes
+	 * text_hi 0 and the span 1: compare through text_hi - text_lo.
+	 */
 	if (!ret && sec->text_hi <= sec->text_lo)
 		sec->text_hi = sec->text_lo + 1;
 	if (!ret)
@@ -474,7 +478,11 @@ static int sfu_lookup_fde(struct sfu_section *sec, u64 pc, struct sfu_fde *fde,
 	u32 b, pos, hi, id;
 	int ret;
 
-	if (!sec->nr_fdes || pc < sec->text_lo || pc >= sec->text_hi)
+	/*
+	 * One compare for both ends, as sfu_table_find(): text_hi wraps to 0
+	 * where the one function starts at the top byte of the space.
+	 */
+	if (!sec->nr_fdes || pc - sec->text_lo >= sec->text_hi - sec->text_lo)
 		return -ENOENT;
 	/* Stripped (sfu_section_strip()): only its rule table answers. */
 	if (!sec->blocks)
