@@ -6,6 +6,7 @@
  * index covers and addresses derived from the input.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../include/sframe/table.h"
@@ -31,6 +32,24 @@ static void fuzz_lookups(struct sfu_section *sec, const uint8_t *data,
 	}
 	sfu_find_rule(sec, sec->text_hi - 1, &rule);
 	sfu_find_rule(sec, sec->text_lo - 1, &rule);
+}
+
+/* Say where and how the table and the section differ, then trap. */
+static void fuzz_differ(const struct sfu_section *sec, u64 pc, int ra,
+			const struct sfu_rule *a, const struct sfu_rule *b,
+			u8 abi)
+{
+	char want[SFU_RULE_STR_MAX] = "-", got[SFU_RULE_STR_MAX] = "none";
+
+	if (!ra)
+		sfu_rule_format(a, abi, want, sizeof(want));
+	if (b)
+		sfu_rule_format(b, abi, got, sizeof(got));
+	fprintf(stderr,
+		"fuzz-decode: table and section differ at pc %#llx (text %#llx..%#llx): section %d %s, table %s\n",
+		(unsigned long long)pc, (unsigned long long)sec->text_lo,
+		(unsigned long long)sec->text_hi, ra, want, got);
+	__builtin_trap();
 }
 
 /* A rule table, where one can be built, answers as the section does. */
@@ -59,7 +78,7 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		ra = sfu_find_rule(sec, pc, &a);
 		b = sfu_table_find(&t, pc);
 		if (!ra != !!b || (b && memcmp(&a, b, sizeof(a))))
-			__builtin_trap();
+			fuzz_differ(sec, pc, ra, &a, b, sec->elems[0].abi);
 	}
 	sfu_section_destroy(&t);
 }

@@ -39,18 +39,27 @@ files() {
 }
 
 # fuzz TARGET SECONDS DIR...: run a target, report and fail on a finding.
+# The whole output goes to build/fuzz-artifacts/TARGET.log; on a finding
+# the report itself (what the target printed, the top of the stack) is
+# printed, not only the statistics at the end.
 fuzz() {
-	local target=$1 secs=$2 status
+	local target=$1 secs=$2 status log=$artifacts/$1.log
 
 	shift 2
+	status=0
 	"$build/$target" -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$artifacts/$target-" "$@" 2>&1 | tail -25
-	status=${PIPESTATUS[0]}
+		-artifact_prefix="$artifacts/$target-" "$@" > "$log" 2>&1 ||
+		status=$?
 	if [ "$status" -ne 0 ]; then
-		echo "fuzz-smoke: $target FAILED (libFuzzer exit $status)"
+		grep -v '^INFO:\|^#[0-9]' "$log" | grep -m 1 -A 40 \
+			'^fuzz-\|ERROR\|runtime error\|deadly signal'
+		tail -12 "$log"
+		echo "fuzz-smoke: $target FAILED (libFuzzer exit $status)," \
+			"whole output in $log"
 		exit 1
 	fi
+	tail -25 "$log"
 }
 
 # eh_seed OUT SELECTOR OBJCOPY ELF: ELF's .eh_frame as a raw-section input
