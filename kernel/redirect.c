@@ -23,12 +23,20 @@
  * It walks frame pointers with unwind_user(), which is redirected the
  * same way to the faulting walker: there .sframe and stack pages that are
  * not resident are read in, not a reason to stop.
+ *
+ * Such a walk may sleep in a page fault for as long as the pager takes (a
+ * FUSE server, userfaultfd), and RCU tasks counts a task asleep there as
+ * quiescent, so unregistering the ops does not wait for it: unload counts
+ * the faulting walks under way and waits for none to be left before the
+ * module's text and the regions they hold go (sfu_redirect_exit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
@@ -55,6 +63,14 @@ struct sfu_redirect {
 
 static struct sfu_deferred sfu_fault_in;	/* walks to fault pages in */
 static bool sfu_fault_in_ok;
+
+/* How often unload looks whether the faulting walks have left. */
+#define SFU_REDIRECT_DRAIN_MS		10
+/* How often, in those looks, it says what it waits for. */
+#define SFU_REDIRECT_REPORT_LOOKS	1000
+
+/* Walks under way that may sleep in a page fault (sfu_redirect_exit()). */
+static atomic_t sfu_redirect_busy = ATOMIC_INIT(0);
 
 /* The deferred walk itself faulted the pages in; nothing to keep. */
 static void sfu_fault_in_done(struct sfu_deferred *d,
@@ -126,28 +142,45 @@ static unsigned int sfu_stack_trace_save_user(unsigned long *store,
 
 #ifdef CONFIG_UNWIND_USER
 /*
+ * May current fault here?  Not in interrupt context, with page faults or
+ * preemption off, nor inside an RCU read-side section, which a preemptible
+ * RCU (and PREEMPT_RT's sleeping spinlocks, which take one) leaves
+ * preemptible.
+ */
+static bool sfu_may_fault(void)
+{
+	return in_task() && !pagefault_disabled() && preemptible() &&
+	       !rcu_preempt_depth();
+}
+
+/*
  * Replaces unwind_user() for tasks with SFrame.  The kernel calls it from
  * unwind_user_faultable(), in task context where it may fault; should
- * another caller walk with page faults off or from an interrupt, the walk
- * does not fault either.
+ * another caller walk where it may not, the walk does not fault either.
+ * The walk is counted from before it may first sleep until after it last
+ * touches module data, for unload.
  */
 static int sfu_unwind_user_kernel(struct unwind_stacktrace *trace,
 				  unsigned int max_entries)
 {
 	struct sfu_unwind_result res;
 	enum sfu_mem mode = SFU_MEM_USER;
+	int ret;
 
 	trace->nr = 0;
 	if (!max_entries)
 		return -EINVAL;
-	if (!in_task() || pagefault_disabled() || !preemptible())
+	if (!sfu_may_fault())
 		mode = SFU_MEM_USER_NOFAULT;
-	if (sfu_unwind_user(NULL, mode, trace->entries, max_entries, &res))
-		return 0;
-	trace->nr = res.nr;
-	sfu_stat_inc(SFU_STAT_KERNEL_DEFERRED_WALKS);
-	if (res.table)
-		sfu_stat_add(SFU_STAT_TABLE_FRAMES, res.table);
+	atomic_inc(&sfu_redirect_busy);
+	ret = sfu_unwind_user(NULL, mode, trace->entries, max_entries, &res);
+	if (!ret) {
+		trace->nr = res.nr;
+		sfu_stat_inc(SFU_STAT_KERNEL_DEFERRED_WALKS);
+		if (res.table)
+			sfu_stat_add(SFU_STAT_TABLE_FRAMES, res.table);
+	}
+	atomic_dec(&sfu_redirect_busy);
 	return 0;
 }
 
@@ -246,10 +279,37 @@ void sfu_redirect_init(void)
 		sfu_redirect_on(&sfu_redirects[i]);
 }
 
-/* Give the kernel its own user stacks back; waits for running walks. */
+/*
+ * Wait for the walks that may sleep in a page fault to leave.  Each was
+ * counted before it could first sleep: once unregistering the ops has
+ * waited (RCU tasks) for every task preempted between the ops and the
+ * count, a walk is either counted or will never start.  A task may still
+ * be preempted between the count's drop and its return: one more grace
+ * period of RCU tasks waits for it.
+ */
+static void sfu_redirect_drain(void)
+{
+	unsigned int looks = 0;
+	int busy;
+
+	synchronize_rcu_tasks();
+	while ((busy = atomic_read(&sfu_redirect_busy))) {
+		if (!(looks++ % SFU_REDIRECT_REPORT_LOOKS))
+			pr_info("unload waits for %d deferred walk(s) asleep in a page fault\n",
+				busy);
+		msleep(SFU_REDIRECT_DRAIN_MS);
+	}
+	synchronize_rcu_tasks();
+}
+
+/*
+ * Give the kernel its own user stacks back; waits for running walks,
+ * faulting ones included, however long their page faults take.
+ */
 void sfu_redirect_exit(void)
 {
 	unsigned int i;
+	bool drain = false;
 
 	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++) {
 		struct sfu_redirect *r = &sfu_redirects[i];
@@ -259,7 +319,10 @@ void sfu_redirect_exit(void)
 		unregister_ftrace_function(&r->ops);
 		ftrace_free_filter(&r->ops);
 		r->active = false;
+		drain = true;
 	}
+	if (drain)
+		sfu_redirect_drain();
 	if (sfu_fault_in_ok)
 		sfu_deferred_cancel(&sfu_fault_in);
 	sfu_fault_in_ok = false;
