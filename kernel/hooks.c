@@ -114,7 +114,7 @@ static void sfu_map_work_fn(struct sfu_twork *tw)
 
 	if (!mm || (current->flags & PF_EXITING))
 		return;
-	sfu_mapping_register(mm, current, w->addr, true);
+	sfu_mapping_register(mm, current, w->addr, SFU_MAP_TASK);
 }
 
 static void sfu_map_work_free(struct sfu_twork *tw)

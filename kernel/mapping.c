@@ -320,6 +320,20 @@ put_elf:
 	return done;
 }
 
+/*
+ * Take @mm's mmap lock for reading.  The mapping task takes its own,
+ * killably.  A scan takes another process's only when it is free: a user
+ * can hold their own mm's lock for as long as they like (a fault on a FUSE
+ * file whose server does not answer, with a writer queued behind it), and
+ * no scan may wait for them; the scan leaves that mm to its next mapping.
+ */
+static int sfu_map_lock(struct mm_struct *mm, enum sfu_map_from from)
+{
+	if (from == SFU_MAP_SCAN)
+		return mmap_read_trylock(mm) ? 0 : -EBUSY;
+	return mmap_read_lock_killable(mm);
+}
+
 /* Is the mapping described by @v still the one at v->start?  mmap lock. */
 static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
 {
@@ -334,17 +348,19 @@ static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
  * @mm: the address space; the caller holds a user reference
  * @owner: a task of @mm, named in listings
  * @addr: an address in an executable file mapping of @mm
- * @wait: called by the mapping task on its way back to user space: a file
- *	without SFrame may wait for its sidecar (firstmap.c)
+ * @from: the mapping task on its way back to user space (a file without
+ *	SFrame may wait for its sidecar, firstmap.c), or a scan
  *
- * May sleep.  Takes the mmap lock itself: reads the mapping under it,
- * builds the region without it, then inserts the region under it again if
- * the mapping is still there.  A file without SFrame is not an error.
+ * May sleep.  Takes the mmap lock itself (sfu_map_lock()): reads the
+ * mapping under it, builds the region without it, then inserts the region
+ * under it again if the mapping is still there.  A file without SFrame is
+ * not an error.
  *
- * Return: 0 or a negative error code.
+ * Return: 0 or a negative error code: -EBUSY if a scan found the lock
+ * taken, -EINTR if the task was killed while it waited for it.
  */
 int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
-			 unsigned long addr, bool wait)
+			 unsigned long addr, enum sfu_map_from from)
 {
 	struct vm_area_struct *vma;
 	struct sfu_region *r;
@@ -352,9 +368,11 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	unsigned long sframe = 0, sframe_len = 0;
 	struct sfu_mm *smm;
 	bool covered;
-	int ret = 0;
+	int ret;
 
-	mmap_read_lock(mm);
+	ret = sfu_map_lock(mm, from);
+	if (ret)
+		return ret;
 	vma = vma_lookup(mm, addr);
 	if (!vma || !vma->vm_file || !(vma->vm_flags & VM_EXEC)) {
 		mmap_read_unlock(mm);
@@ -383,7 +401,7 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	if (IS_ERR(smm))
 		goto put_file;
 
-	r = sfu_region_for(&v, wait);
+	r = sfu_region_for(&v, from == SFU_MAP_TASK);
 	if (IS_ERR_OR_NULL(r)) {
 		ret = PTR_ERR_OR_ZERO(r);
 		goto put_file;
@@ -393,7 +411,9 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 		ret = PTR_ERR(smm);
 		goto put_region;
 	}
-	mmap_read_lock(mm);
+	ret = sfu_map_lock(mm, from);
+	if (ret)
+		goto put_region;
 	rcu_read_lock();
 	covered = sfu_mm_covers(smm, v.start, v.file);
 	rcu_read_unlock();

@@ -5,7 +5,16 @@
  * is registered, for the mappings of its file that exist already.  Each
  * process's mm is scanned by sfu_scan_mm() with a user reference held,
  * outside RCU; mapping.c registers each executable mapping found.
+ *
+ * A scan waits for no process: any user can hold their own mm's mmap lock
+ * for as long as they like (a fault on a FUSE file whose server does not
+ * answer, with a writer queued behind it).  So a scan only try-locks an
+ * mm, comes back once to those it found taken, and leaves any still taken
+ * to their next mapping (counted as scan_contended).  A sidecar's scan
+ * still looks at every process: the file's i_mmap tree would name the mms
+ * that map it, but its iterators are not exported to modules.
  */
+#include <linux/delay.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -18,6 +27,8 @@
 
 /* Executable mappings a scan of one mm looks at. */
 #define SFU_SCAN_MAX_VMAS	4096
+/* How long a scan lets a taken mmap lock be before it tries once more. */
+#define SFU_SCAN_RETRY_MS	20
 
 /* Is @vma an executable mapping of @inode (of any file if NULL)? */
 static bool sfu_scan_wants(const struct vm_area_struct *vma,
@@ -38,7 +49,8 @@ static bool sfu_scan_wants(const struct vm_area_struct *vma,
  * mappings), and for those that mapped a file before a sidecar for it
  * was registered (that file's mappings).
  *
- * Return: 0 or a negative error code.
+ * Return: 0, -EBUSY if @mm's mmap lock was taken (for the mm or one of
+ * its mappings: the scan comes back), or a negative error code.
  */
 static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 		       const struct inode *inode)
@@ -46,12 +58,16 @@ static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 	unsigned long *starts;
 	struct vm_area_struct *vma;
 	unsigned int i, n = 0;
+	int ret = 0;
 
 	starts = kvmalloc_array(SFU_SCAN_MAX_VMAS, sizeof(*starts),
 				GFP_KERNEL | __GFP_NOWARN);
 	if (!starts)
 		return -ENOMEM;
-	mmap_read_lock(mm);
+	if (!mmap_read_trylock(mm)) {
+		kvfree(starts);
+		return -EBUSY;
+	}
 	{
 		VMA_ITERATOR(vmi, mm, 0);
 
@@ -66,48 +82,93 @@ static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 	for (i = 0; i < n; i++) {
 		if (fatal_signal_pending(current))
 			break;
-		sfu_mapping_register(mm, owner, starts[i], false);
+		if (sfu_mapping_register(mm, owner, starts[i],
+					 SFU_MAP_SCAN) == -EBUSY)
+			ret = -EBUSY;
 	}
 	kvfree(starts);
-	if (!inode)
+	if (!inode && !ret)
 		sfu_stat_inc(SFU_STAT_SCANNED_MMS);
-	return 0;
+	return ret;
 }
 
-/* Scan every process's mappings (of @inode only, if not NULL). */
-static void sfu_scan_processes(const struct inode *inode)
+/* The processes of a scan, each with a task reference. */
+struct sfu_scan_set {
+	struct task_struct **tasks;
+	unsigned int nr;
+};
+
+static int sfu_scan_collect(struct sfu_scan_set *set)
 {
-	struct task_struct **tasks, *p;
-	unsigned int i, n = 0, cap = 0;
+	struct task_struct *p;
+	unsigned int cap = 0;
 
 	rcu_read_lock();
 	for_each_process(p)
 		cap++;
 	rcu_read_unlock();
-	tasks = kvmalloc_array(cap, sizeof(*tasks), GFP_KERNEL | __GFP_NOWARN);
-	if (!tasks)
-		return;
+	set->nr = 0;
+	set->tasks = kvmalloc_array(cap, sizeof(*set->tasks),
+				    GFP_KERNEL | __GFP_NOWARN);
+	if (!set->tasks)
+		return -ENOMEM;
 	rcu_read_lock();
 	for_each_process(p) {
-		if (n == cap)
+		if (set->nr == cap)
 			break;
 		if (p->flags & PF_KTHREAD)
 			continue;
 		get_task_struct(p);
-		tasks[n++] = p;
+		set->tasks[set->nr++] = p;
 	}
 	rcu_read_unlock();
-	for (i = 0; i < n; i++) {
-		struct mm_struct *mm = get_task_mm(tasks[i]);
+	return 0;
+}
+
+/*
+ * Scan the mm of each process in @set; drop those done (or gone) from it
+ * and keep those whose mmap lock was taken.
+ */
+static void sfu_scan_pass(struct sfu_scan_set *set, const struct inode *inode)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < set->nr; i++) {
+		struct task_struct *p = set->tasks[i];
+		struct mm_struct *mm = get_task_mm(p);
+		int ret = 0;
 
 		if (mm) {
 			if (!fatal_signal_pending(current))
-				sfu_scan_mm(mm, tasks[i], inode);
+				ret = sfu_scan_mm(mm, p, inode);
 			mmput(mm);
 		}
-		put_task_struct(tasks[i]);
+		if (ret == -EBUSY)
+			set->tasks[kept++] = p;
+		else
+			put_task_struct(p);
 	}
-	kvfree(tasks);
+	set->nr = kept;
+}
+
+/* Scan every process's mappings (of @inode only, if not NULL). */
+static void sfu_scan_processes(const struct inode *inode)
+{
+	struct sfu_scan_set set;
+	unsigned int i;
+
+	if (sfu_scan_collect(&set))
+		return;
+	sfu_scan_pass(&set, inode);
+	if (set.nr && !fatal_signal_pending(current)) {
+		msleep_interruptible(SFU_SCAN_RETRY_MS);
+		sfu_scan_pass(&set, inode);
+	}
+	for (i = 0; i < set.nr; i++) {
+		sfu_stat_inc(SFU_STAT_SCAN_CONTENDED);
+		put_task_struct(set.tasks[i]);
+	}
+	kvfree(set.tasks);
 }
 
 /**

@@ -38,6 +38,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_LOOKUP_HITS]		= "lookup_hits",
 	[SFU_STAT_FORKS]		= "forks",
 	[SFU_STAT_SCANNED_MMS]		= "scanned_mms",
+	[SFU_STAT_SCAN_CONTENDED]	= "scan_contended",
 	[SFU_STAT_DEFERRED_REQUESTS]	= "deferred_requests",
 	[SFU_STAT_DEFERRED_WALKS]	= "deferred_walks",
 	[SFU_STAT_DEFERRED_BUSY]	= "deferred_busy",

@@ -13,6 +13,16 @@
  * for as long as the file system lives.  After SECONDS, or when killed,
  * the server goes, the kernel fails what is pending, and DIR is unmounted
  * by whoever asks.  sframectl_daemon_trust.sh runs it.
+ *
+ * sfu_fuse DIR FILE UID SECONDS wedge: the same file, with a tail of
+ * zeros whose middle page the server never answers, to anybody.  The
+ * child maps the file, then holds its own mmap lock for good: one thread
+ * reads that page through /proc/self/mem (the read faults it in with the
+ * mmap lock held, and waits for the server), another calls mmap() and
+ * queues behind it as a writer, so that no one else can take the lock for
+ * reading either.  It prints "wedged" when both are under way; only the
+ * server's end (SECONDS, or a kill) frees it.  registry_scan_wedge.sh
+ * runs it.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -26,6 +36,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,9 +52,16 @@
 #define FUSE_MODE_FILE		(S_IFREG | 0755)
 #define FUSE_MODE_DIR		(S_IFDIR | 0755)
 #define FUSE_OPTS_MAX		160
+/* The wedge's tail: past readahead of the file's own pages, both ways. */
+#define FUSE_WEDGE_TAIL		(8 << 20)
+#define FUSE_WEDGE_AT		(4 << 20)
+/* How long each of the wedge's steps gets, in microseconds. */
+#define FUSE_WEDGE_SETTLE_US	500000
 
 static unsigned char *data;
 static size_t data_len;
+static size_t file_len;		/* data_len, or with the wedge's tail */
+static size_t wedge_at;		/* the page never answered, if a wedge */
 static unsigned int owner;
 static unsigned int stalled;
 
@@ -80,7 +99,7 @@ static void fill_attr(struct fuse_attr *a, unsigned long long node)
 	memset(a, 0, sizeof(*a));
 	a->ino = node;
 	a->mode = node == FUSE_FILE ? FUSE_MODE_FILE : FUSE_MODE_DIR;
-	a->size = node == FUSE_FILE ? data_len : 0;
+	a->size = node == FUSE_FILE ? file_len : 0;
 	a->blocks = (a->size + 511) / 512;
 	a->nlink = node == FUSE_FILE ? 1 : 2;
 	a->uid = owner;
@@ -129,17 +148,42 @@ static int do_getattr(int fd, const struct fuse_in_header *in)
 	return reply(fd, in, 0, &a, sizeof(a));
 }
 
+/* Does the READ @r cover the wedge's page? */
+static int wedge_read(const struct fuse_read_in *r)
+{
+	return wedge_at && r->offset <= wedge_at &&
+	       wedge_at < r->offset + r->size;
+}
+
 static int do_read(int fd, const struct fuse_in_header *in, const void *arg)
 {
 	const struct fuse_read_in *r = arg;
+	unsigned char *zeros;
 	size_t len = 0;
+	int ret;
 
+	if (wedge_read(r)) {
+		fprintf(stderr, "sfu_fuse: stalled the wedge's read at %llu\n",
+			(unsigned long long)r->offset);
+		return 0;
+	}
 	if (r->offset < data_len) {
 		len = data_len - r->offset;
 		if (len > r->size)
 			len = r->size;
+		return reply(fd, in, 0, data + r->offset, len);
 	}
-	return reply(fd, in, 0, len ? data + r->offset : NULL, len);
+	if (r->offset < file_len) {
+		len = file_len - r->offset;
+		if (len > r->size)
+			len = r->size;
+	}
+	zeros = calloc(1, len + 1);
+	if (!zeros)
+		return -1;
+	ret = reply(fd, in, 0, len ? zeros : NULL, len);
+	free(zeros);
+	return ret;
 }
 
 /* One request: answered, or (root's) left pending; -1 when unmounted. */
@@ -227,6 +271,63 @@ static void map_and_wait(const char *dir, unsigned int seconds)
 	_exit(0);
 }
 
+static void *wedge_reader(void *page)
+{
+	char byte;
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || pread(fd, &byte, 1, (uintptr_t)page) != 1)
+		perror("sfu_fuse: /proc/self/mem");
+	return NULL;
+}
+
+static void *wedge_writer(void *unused)
+{
+	usleep(FUSE_WEDGE_SETTLE_US);
+	if (mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+		perror("sfu_fuse: mmap");
+	return NULL;
+}
+
+/* The user's wedge: map DIR/lib.so whole, hold its own mmap lock. */
+static void wedge(const char *dir, unsigned int seconds)
+{
+	char path[PATH_MAX];
+	pthread_t reader, writer;
+	unsigned char *map;
+	int fd;
+
+	/* Dumpable again after setresuid(): /proc/self/mem is ours. */
+	if (prctl(PR_SET_DUMPABLE, 1)) {
+		perror("sfu_fuse: PR_SET_DUMPABLE");
+		_exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, FUSE_NAME);
+	fd = open(path, O_RDONLY);
+	map = fd < 0 ? MAP_FAILED : mmap(NULL, file_len, PROT_READ,
+					 MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		perror(path);
+		_exit(1);
+	}
+	/*
+	 * Both threads (their stacks are mappings) and stdout's buffer
+	 * before the lock is held; the writer waits for the reader.
+	 */
+	printf("wedging\n");
+	if (pthread_create(&writer, NULL, wedge_writer, NULL) ||
+	    pthread_create(&reader, NULL, wedge_reader, map + wedge_at)) {
+		perror("sfu_fuse: pthread_create");
+		_exit(1);
+	}
+	usleep(2 * FUSE_WEDGE_SETTLE_US);
+	printf("wedged\n");
+	fflush(stdout);
+	sleep(seconds);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	char opts[FUSE_OPTS_MAX];
@@ -234,8 +335,8 @@ int main(int argc, char **argv)
 	time_t end;
 	int fd;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS\n");
+	if (argc != 5 && (argc != 6 || strcmp(argv[5], "wedge"))) {
+		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS [wedge]\n");
 		return 2;
 	}
 	owner = atoi(argv[3]);
@@ -244,6 +345,12 @@ int main(int argc, char **argv)
 	if (!buf || fd < 0 || load(argv[2])) {
 		perror("sfu_fuse");
 		return 1;
+	}
+	file_len = data_len;
+	if (argc == 6) {
+		file_len = data_len + FUSE_WEDGE_TAIL;
+		wedge_at = (data_len + FUSE_WEDGE_AT) &
+			   ~(size_t)(sysconf(_SC_PAGESIZE) - 1);
 	}
 	snprintf(opts, sizeof(opts),
 		 "fd=%d,rootmode=%o,user_id=%u,group_id=%u,allow_other",
@@ -256,6 +363,8 @@ int main(int argc, char **argv)
 	}
 	if (!fork()) {
 		close(fd);	/* the server's alone: its end ends the mount */
+		if (wedge_at)
+			wedge(argv[1], atoi(argv[4]));
 		map_and_wait(argv[1], atoi(argv[4]));
 	}
 	end = time(NULL) + atoi(argv[4]);
