@@ -319,6 +319,19 @@ static bool sfu_back_chain_step(struct sfu_ustate *st, unsigned long ra_slot)
 	return sfu_step_to(st, ra, back, st->fp);
 }
 
+/*
+ * Step through a frame of known code without CFI (sfu_arch_stub_frame()),
+ * whose CFA is @cfa_off above SP, its return address just below it.
+ */
+static bool sfu_stub_step(struct sfu_ustate *st, unsigned int cfa_off)
+{
+	unsigned long cfa = st->sp + cfa_off, ra;
+
+	if (!sfu_read_word(st, cfa - sizeof(long), &ra, false))
+		return false;
+	return sfu_step_to(st, sfu_arch_strip_ra(ra, false), cfa, st->fp);
+}
+
 /* The caller by the architecture's frame links, where SFrame has none. */
 static bool sfu_fallback(struct sfu_ustate *st)
 {
@@ -576,14 +589,16 @@ static enum sfu_stop sfu_errno_stop(int err)
 }
 
 /*
- * A frame SFrame does not step: through a signal frame, or by the
- * fallback.  Out of line, so that the common path sets up no state for it
- * (kernels built with INIT_STACK_ALL_ZERO clear every local it declares).
+ * A frame SFrame does not step: through a signal frame, a stub the
+ * architecture knows by its code, or by the fallback.  Out of line, so
+ * that the common path sets up no state for it (kernels built with
+ * INIT_STACK_ALL_ZERO clear every local it declares).
  */
 static noinline bool sfu_step_other(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
 	struct sfu_sigregs sr;
+	unsigned int cfa_off;
 
 	if (sfu_arch_sigframe(st, &sr)) {
 		if (!sfu_sigreturn(st, &sr))
@@ -591,7 +606,8 @@ static noinline bool sfu_step_other(struct sfu_walk *w)
 		w->res->signal++;
 		return true;
 	}
-	if (!sfu_fallback(st))
+	cfa_off = sfu_arch_stub_frame(st);
+	if (cfa_off ? !sfu_stub_step(st, cfa_off) : !sfu_fallback(st))
 		return false;
 	w->res->fallback++;
 	return true;
@@ -784,31 +800,6 @@ static __always_inline int sfu_walk(struct pt_regs *regs, enum sfu_mem mode,
 	return 0;
 }
 
-/**
- * sfu_unwind_user_walk() - walk the current task's user stack, frame by frame
- * @regs: registers the walk starts from; kernel-mode registers (a sample
- *	taken in the kernel) mean the task's user registers at entry
- * @mode: SFU_MEM_USER (task context, may fault and sleep) or
- *	SFU_MEM_USER_NOFAULT (any context)
- * @consume: called with each frame's PC, innermost first; returns false
- *	if it could not take it (its buffer is full), which ends the walk
- * @arg: passed to @consume
- * @res: frame count, why the walk stopped and how frames were stepped
- *
- * At most max_depth frames.  A non-faulting walk runs with page faults
- * disabled and under the RCU read lock; @consume must not sleep then.
- *
- * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
- * for a task without an mm, a kernel thread given no user registers (one
- * that borrows an mm may pass some), or a compat task.
- */
-int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
-			 sfu_consume_fn consume, void *arg,
-			 struct sfu_unwind_result *res)
-{
-	return sfu_walk(regs, mode, consume, arg, res, false);
-}
-
 struct sfu_pcs {
 	unsigned long *pcs;
 	unsigned int nr;
@@ -827,13 +818,20 @@ static inline bool sfu_store_pc(void *arg, unsigned long pc)
 
 /**
  * sfu_unwind_user() - walk the current task's user stack into an array
- * @regs: as for sfu_unwind_user_walk()
- * @mode: as for sfu_unwind_user_walk()
+ * @regs: registers the walk starts from; kernel-mode registers (a sample
+ *	taken in the kernel) mean the task's user registers at entry
+ * @mode: SFU_MEM_USER (task context, may fault and sleep) or
+ *	SFU_MEM_USER_NOFAULT (any context)
  * @pcs: where the frames' PCs go, innermost first
  * @max: room in @pcs
- * @res: as for sfu_unwind_user_walk()
+ * @res: frame count, why the walk stopped and how frames were stepped
  *
- * Return: as sfu_unwind_user_walk().
+ * At most max_depth frames.  A non-faulting walk runs with page faults
+ * disabled and under the RCU read lock.
+ *
+ * Return: 0 (also for a walk that stopped early: see @res), or -EINVAL
+ * for a task without an mm, a kernel thread given no user registers (one
+ * that borrows an mm may pass some), or a compat task.
  */
 int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		    unsigned long *pcs, unsigned int max,

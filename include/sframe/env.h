@@ -72,7 +72,7 @@ static inline void sfu_cond_resched(void)
 /*
  * SFU_MEM_USER_NOFAULT reads happen inside a walk that disabled page
  * faults once for all of them and checked that this context may read user
- * memory at all (sfu_unwind_user_walk()), as the kernel's own frame-pointer
+ * memory at all (sfu_unwind_user()), as the kernel's own frame-pointer
  * walkers do: each read is then an access check and a bare user copy.
  * Outside such a walk every read fails rather than fault.
  */

@@ -56,21 +56,9 @@ extern unsigned int sfu_max_depth;
 /* Takes one frame's PC; returns false if it cannot (it is full). */
 typedef bool (*sfu_consume_fn)(void *arg, unsigned long pc);
 
-int sfu_unwind_user_walk(struct pt_regs *regs, enum sfu_mem mode,
-			 sfu_consume_fn consume, void *arg,
-			 struct sfu_unwind_result *res);
-/*
- * Page-aligned: the array walk (perf, ftrace, BPF) is inlined into it
- * whole, under a page long, so its frame loop never crosses a page
- * boundary.  Under QEMU's TCG, where the benchmarks run, a jump to
- * another page, or into a block spanning two, looks its target up each
- * time, and the ratio measured against frame pointers moved with where
- * the linker put the loop (performance.rst).  The cost is at most a page
- * of padding in the module's text.
- */
 int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		    unsigned long *pcs, unsigned int max,
-		    struct sfu_unwind_result *res) __aligned(PAGE_SIZE);
+		    struct sfu_unwind_result *res);
 const char *sfu_stop_name(u8 stop);
 
 #endif /* _SFRAME_UNWIND_USER_H */

@@ -137,5 +137,6 @@ static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 }
 
 bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr);
+unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st);
 
 #endif /* _SFU_ARCH_H */

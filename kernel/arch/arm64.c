@@ -72,3 +72,9 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	sr->ra = sc + offsetof(struct sigcontext, regs[SFU_ARCH_RA_REG]);
 	return true;
 }
+
+/* No code without CFI here that the walker knows by its bytes. */
+unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st)
+{
+	return 0;
+}

@@ -90,3 +90,9 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	sr->ra = regs + offsetof(_sigregs, regs.gprs[SFU_ARCH_RA_REG]);
 	return true;
 }
+
+/* No code without CFI here that the walker knows by its bytes. */
+unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st)
+{
+	return 0;
+}
