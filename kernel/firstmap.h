@@ -5,15 +5,17 @@
 #ifndef _SFU_FIRSTMAP_H
 #define _SFU_FIRSTMAP_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
 struct file;
 struct sfu_blob;
 
+void sfu_first_map_init(void);
 int sfu_first_map_listen(u32 lease_ms);
 void sfu_first_map_failed(struct file *file);
 void sfu_first_map_added(struct file *file);
-struct sfu_blob *sfu_first_map_wait(struct file *file);
+struct sfu_blob *sfu_first_map_wait(struct file *file, atomic_long_t *spent);
 void sfu_first_map_stop(void);
 
 #endif /* _SFU_FIRSTMAP_H */

@@ -49,6 +49,7 @@ static int __init sfu_init(void)
 	if (ret)
 		goto exit_stats;
 	sfu_twork_init();
+	sfu_first_map_init();
 	ret = sfu_registry_init();
 	if (ret)
 		goto exit_sidecars;

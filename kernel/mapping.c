@@ -39,6 +39,9 @@ struct sfu_vma_ref {
 	unsigned long end;
 	unsigned long pgoff;
 	pid_t tgid;		/* of the process it is mapped in */
+	/* The mapping task, which may wait for a sidecar; NULL: no wait */
+	struct task_struct *waiter;
+	struct mm_struct *mm;
 };
 
 /*
@@ -197,12 +200,24 @@ static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
 }
 
 /*
+ * Wait for the sidecar of @v's file (firstmap.c), within what its process
+ * may still wait, which its registry keeps.
+ */
+static struct sfu_blob *sfu_sidecar_wait(const struct sfu_vma_ref *v)
+{
+	struct sfu_mm *smm = sfu_mm_get(v->mm, v->waiter);
+
+	if (IS_ERR(smm))
+		return NULL;
+	return sfu_first_map_wait(v->file, &smm->first_map_spent);
+}
+
+/*
  * Build the region for the mapping @v: NULL if the file carries no SFrame
  * (and has no sidecar), an ERR_PTR if it does but it was refused.  If
- * @may_wait, a file without either may wait for its sidecar (firstmap.c).
+ * @v has a waiter, a file without either may wait for its sidecar.
  */
-static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v,
-					 bool may_wait)
+static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 {
 	struct inode *inode = file_inode(v->file);
 	const Elf64_Phdr *text, *sf;
@@ -225,8 +240,8 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v,
 			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
 						     inode->i_sb->s_dev,
 						     inode->i_ino);
-			if (may_wait)
-				blob = sfu_first_map_wait(v->file);
+			if (v->waiter)
+				blob = sfu_sidecar_wait(v);
 		}
 		if (!blob)
 			goto free_phdrs;
@@ -401,7 +416,9 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	if (IS_ERR(smm))
 		goto put_file;
 
-	r = sfu_region_for(&v, from == SFU_MAP_TASK);
+	v.waiter = from == SFU_MAP_TASK ? owner : NULL;
+	v.mm = mm;
+	r = sfu_region_for(&v);
 	if (IS_ERR_OR_NULL(r)) {
 		ret = PTR_ERR_OR_ZERO(r);
 		goto put_file;

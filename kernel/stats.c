@@ -62,6 +62,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_FIRST_MAP_WAITS]	= "first_map_waits",
 	[SFU_STAT_FIRST_MAP_ANSWERED]	= "first_map_answered",
 	[SFU_STAT_FIRST_MAP_TIMEOUTS]	= "first_map_timeouts",
+	[SFU_STAT_FIRST_MAP_SPENT]	= "first_map_spent",
 	[SFU_STAT_PAGE_READS]		= "page_reads",
 };
 

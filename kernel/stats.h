@@ -47,6 +47,7 @@ enum sfu_stat {
 	SFU_STAT_FIRST_MAP_WAITS,	/* mappings held for the daemon */
 	SFU_STAT_FIRST_MAP_ANSWERED,	/* ... that got their sidecar */
 	SFU_STAT_FIRST_MAP_TIMEOUTS,	/* ... whose bound ran out */
+	SFU_STAT_FIRST_MAP_SPENT,	/* not held: the process waited enough */
 	SFU_STAT_PAGE_READS,		/* stack words read by page */
 	SFU_STAT_NR,
 };
