@@ -389,8 +389,23 @@ int ctl_drop_file(int dev, int fd)
 static void ctl_say_failed(const struct ctl_ctx *ctx, int fd)
 {
 	if (ctx->say_failed)
-		ctl_file_ioctl(ctx->dev, SFRAME_UNWIND_IOC_ADD_FILE, fd,
-			       SFRAME_UNWIND_NO_SECTION, NULL, NULL, 0, 0);
+		ctl_no_section(ctx->dev, fd);
+}
+
+/**
+ * ctl_no_section() - tell the module that no section can be made for a file
+ * @dev: the module's device
+ * @fd: the file
+ *
+ * Tasks that wait at the file's first mapping go on, and later mappings of
+ * it do not wait (SFRAME_UNWIND_NO_SECTION).
+ *
+ * Return: 0 or a negative errno.
+ */
+int ctl_no_section(int dev, int fd)
+{
+	return ctl_file_ioctl(dev, SFRAME_UNWIND_IOC_ADD_FILE, fd,
+			      SFRAME_UNWIND_NO_SECTION, NULL, NULL, 0, 0);
 }
 
 /**

@@ -70,6 +70,12 @@ enum { CTL_PFD_TRACE, CTL_PFD_SIGNAL, CTL_PFD_WORKERS, CTL_PFDS };
  */
 #define CTL_LEASE_MS		3000
 #define CTL_LEASE_RENEW_S	1.0
+/*
+ * The lease is renewed only while answers flow: not once every worker has
+ * spent this long on its file with none done since, so that a file that
+ * stalls the workers (on FUSE, or a long parse) holds no new mapping.
+ */
+#define CTL_STALL_S		10.0
 /* The fewest seconds between two syncs for lost events. */
 #define CTL_SYNC_GAP_S		10
 /*
@@ -98,6 +104,7 @@ struct ctl_state {
 	bool lost;		/* reported by the last read */
 	bool sync_due;		/* a sync is owed for lost events */
 	double lease_renew;	/* ctl_now() when the lease is renewed */
+	bool stalled;		/* the workers were, at the last renewal */
 };
 
 /**
@@ -174,15 +181,27 @@ static void ctl_lease(unsigned int ms)
 	close(dev);
 }
 
-/* Renew the lease once every CTL_LEASE_RENEW_S while the daemon runs. */
+/*
+ * Renew the lease once every CTL_LEASE_RENEW_S while the daemon runs and
+ * its workers answer; say when they stall and when they answer again.
+ */
 static void ctl_lease_renew(struct ctl_state *st)
 {
 	double now = ctl_now();
+	bool stalled;
 
 	if (now < st->lease_renew)
 		return;
-	ctl_lease(CTL_LEASE_MS);
 	st->lease_renew = now + CTL_LEASE_RENEW_S;
+	stalled = ctl_pool_stalled(&st->pool, CTL_STALL_S);
+	if (stalled && !st->stalled)
+		printf("daemon: every worker busy for %.0f s, none done: first mappings do not wait until one is\n",
+		       CTL_STALL_S);
+	else if (!stalled && st->stalled)
+		printf("daemon: workers answer again: first mappings wait\n");
+	st->stalled = stalled;
+	if (!stalled)
+		ctl_lease(CTL_LEASE_MS);
 }
 
 /* The module is (back): turn the event on, then cover what runs. */
@@ -317,6 +336,32 @@ static void ctl_finished(void *ctx, const struct ctl_job *j)
 		ctl_lat_add(&st->lat, (ctl_now() - j->stamp) * CTL_MS_PER_S);
 	else if (j->res == CTL_BUSY)
 		ctl_seen_del(&st->seen, &j->key);	/* at its next mapping */
+	else if (j->res == CTL_FAILED)
+		ctl_seen_fail(&st->seen, &j->key);
+}
+
+/*
+ * An event for a file that failed before (in a worker, or in a sync,
+ * which does not tell the module): the module has forgotten that, or
+ * never knew, and holds the mapping task.  Tell it again, so that the task
+ * goes on at once and not at the end of the bound.  Not for a file on
+ * FUSE, which only a worker opens.
+ */
+static void ctl_answer_again(struct ctl_state *st, const struct ctl_job *j)
+{
+	int fd, dev;
+
+	if (j->fuse || !ctl_seen_failed(&st->seen, &j->key))
+		return;
+	fd = ctl_open_file(j->mapped);
+	if (fd < 0)
+		return;
+	dev = ctl_open_dev();
+	if (dev >= 0) {
+		ctl_no_section(dev, fd);
+		close(dev);
+	}
+	close(fd);
 }
 
 /*
@@ -361,8 +406,12 @@ static void ctl_line(const char *line, struct ctl_state *st)
 		return;
 	snprintf(j.mapped, sizeof(j.mapped), "/proc/%d/map_files/%lx-%lx",
 		 pid, start, end);
-	if (!ctl_job_key(&j, pid) || !ctl_seen_add(&st->seen, &j.key))
-		return;		/* gone already, or handled */
+	if (!ctl_job_key(&j, pid))
+		return;		/* gone already */
+	if (!ctl_seen_add(&st->seen, &j.key)) {
+		ctl_answer_again(st, &j);	/* handled */
+		return;
+	}
 	n = readlink(j.mapped, name, sizeof(name) - 1);
 	if (n <= 0)
 		return;

@@ -182,6 +182,7 @@ static void ctl_pool_end(struct ctl_pool *p, int w, int res)
 	p->run[w].pid = 0;
 	p->run[w].reaped = false;
 	p->run[w].res = res;
+	p->last_end = ctl_now();
 	p->finished(p->ctx, &p->run[w]);
 }
 
@@ -258,6 +259,27 @@ void ctl_pool_reap(struct ctl_pool *p)
 		if (p->run[w].pid > 0 && p->run[w].reaped)
 			ctl_pool_end(p, w, CTL_FAILED);
 	ctl_pool_run(p);
+}
+
+/**
+ * ctl_pool_stalled() - whether the workers have stopped answering
+ * @p: the pool
+ * @secs: for how long
+ *
+ * Return: true if every worker has had its job for @secs or more, and no
+ * job has ended for as long.
+ */
+bool ctl_pool_stalled(const struct ctl_pool *p, double secs)
+{
+	double since = ctl_now() - secs;
+	int w;
+
+	if (p->last_end > since)
+		return false;
+	for (w = 0; w < CTL_WORKERS; w++)
+		if (p->run[w].pid <= 0 || p->run[w].started > since)
+			return false;
+	return true;
 }
 
 /**

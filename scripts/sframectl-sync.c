@@ -169,6 +169,7 @@ bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k)
 	slot->key = *k;
 	slot->chain = *head;
 	slot->used = true;
+	slot->failed = false;
 	*head = i;
 	s->nr++;
 	return true;
@@ -185,6 +186,33 @@ void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k)
 
 	if (link)
 		ctl_seen_unlink(s, link);
+}
+
+/**
+ * ctl_seen_fail() - note that no section can be made for a file of the set
+ * @s: the set
+ * @k: the file
+ */
+void ctl_seen_fail(struct ctl_seen *s, const struct ctl_key *k)
+{
+	u32 *link = ctl_seen_find(s, k);
+
+	if (link)
+		s->slots[*link].failed = true;
+}
+
+/**
+ * ctl_seen_failed() - whether no section can be made for a file
+ * @s: the set
+ * @k: the file
+ *
+ * Return: true if @k is in @s, noted by ctl_seen_fail().
+ */
+bool ctl_seen_failed(struct ctl_seen *s, const struct ctl_key *k)
+{
+	u32 *link = ctl_seen_find(s, k);
+
+	return link && s->slots[*link].failed;
 }
 
 void ctl_seen_free(struct ctl_seen *s)
@@ -266,6 +294,8 @@ static void ctl_sync_pid(struct ctl_ctx *ctx, const char *pid,
 		res = ctl_add_one(ctx, mapped, m.path, 0, true);
 		if (res == CTL_BUSY)
 			ctl_seen_del(seen, &m.key);
+		else if (res == CTL_FAILED)
+			ctl_seen_fail(seen, &m.key);
 		ctl_count(t, res);
 	}
 	fclose(f);

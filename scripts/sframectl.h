@@ -53,6 +53,7 @@ struct ctl_seen_slot {
 	struct ctl_key key;
 	u32 chain;
 	bool used;
+	bool failed;			/* no section can be made for it */
 };
 
 /*
@@ -110,6 +111,7 @@ struct ctl_pool {
 	pid_t dying[CTL_DYING_MAX];
 	unsigned int nr_dying;
 	int done[2];			/* workers' reports */
+	double last_end;		/* when a job last ended, monotonic */
 	void (*finished)(void *ctx, const struct ctl_job *j);
 	void *ctx;
 	const struct ctl_ctx *ctl;	/* what the workers register with */
@@ -176,6 +178,7 @@ int ctl_open_dev(void);
 int ctl_open_file(const char *path);
 const char *ctl_why(int err);
 int ctl_drop_file(int dev, int fd);
+int ctl_no_section(int dev, int fd);
 enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			    const char *name, u32 flags, bool quiet);
 enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name);
@@ -186,6 +189,8 @@ bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
 bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
+void ctl_seen_fail(struct ctl_seen *s, const struct ctl_key *k);
+bool ctl_seen_failed(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
 void ctl_count(struct ctl_tally *t, enum ctl_result res);
 int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen);
@@ -204,6 +209,7 @@ int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl);
 bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
 void ctl_pool_run(struct ctl_pool *p);
 void ctl_pool_reap(struct ctl_pool *p);
+bool ctl_pool_stalled(const struct ctl_pool *p, double secs);
 void ctl_pool_stop(struct ctl_pool *p);
 
 int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes);
