@@ -46,7 +46,7 @@ spin_file=/tmp/sfu_spin
 sys_file=/tmp/sfu_sys
 fuse_dir=/tmp/sfu_fuse
 lost_file="/tmp/LOST EVENTS"
-user=1000
+user=$user_uid
 lease_break=/proc/sys/fs/lease-break-time
 # A lease break the old daemon waited for, and how long root may wait now.
 lease_wait=45
@@ -56,32 +56,10 @@ child_bound=30
 fuse_bound=20
 fuse_timeout=5
 
-# as_user CMD...: CMD in the chroot as uid 1000.
-as_user() {
-	in_host /usr/bin/setpriv --reuid=$user --regid=$user --clear-groups "$@"
-}
-
 # user_file FILE SRC: a copy of SRC (in the chroot) that uid 1000 owns.
 user_file() {
 	cp "/host$2" "/host$1" && chown "$user:$user" "/host$1" &&
 		chmod 755 "/host$1"
-}
-
-# start_daemon [VAR=VALUE...]: the daemon, with VAR=VALUE in its
-# environment, once its first sync is done.
-start_daemon() {
-	env "$@" chroot /host "$ctl" daemon --cache "$cache" \
-		--child-timeout "$child_timeout" > "$daemon_log" 2>&1 &
-	daemon=$!
-	wait_log 600 "^sync: " || {
-		sed 's/^/# daemon: /' "$daemon_log" | tail -5
-		return 1
-	}
-}
-
-stop_daemon() {
-	kill -TERM "$daemon"
-	wait "$daemon"
 }
 
 # root_registered_within SECS NAME: root runs a new copy of Debian's

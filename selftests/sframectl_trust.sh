@@ -32,14 +32,8 @@ out=/tmp/sframectl_trust
 ctl=/tmp/sframectl_trust		# in the chroot
 cache=/tmp/sfu-trust-cache		# in the chroot
 user=/tmp/sfu-trust-user		# uid 1000's files, in the chroot
-uid=1000
+uid=$user_uid
 param=/sys/module/sframe_unwind/parameters/max_section_bytes
-
-# as_user CMD...: CMD in the chroot as uid 1000, without groups.
-as_user() {
-	in_host /usr/bin/setpriv --reuid="$uid" --regid="$uid" \
-		--clear-groups "$@"
-}
 
 # build_id FILE: FILE's build-id in hex (a file of the chroot).
 build_id() {

@@ -17,6 +17,8 @@
 dir=/selftests/perf
 # The chain of sfu_chain (selftests/perf/chain.c), innermost first.
 chain="chain_leaf chain_d chain_c chain_b chain_a main"
+# The user whose files and programs attack root's (as_user).
+user_uid=1000
 }
 
 # in_host CMD...: CMD in the root at /host (Debian's programs, perf).
@@ -226,6 +228,34 @@ function sym(a,   i) {
 			return nm[i]
 	return "?"
 }'
+
+# as_user CMD...: CMD in the chroot as uid $user_uid (1000), without
+# groups.
+as_user() {
+	in_host /usr/bin/setpriv --reuid="$user_uid" --regid="$user_uid" \
+		--clear-groups "$@"
+}
+
+# start_daemon [VAR=VALUE...]: sframectl daemon ($ctl in the chroot, with
+# the cache $cache and --child-timeout $child_timeout if set), with
+# VAR=VALUE in its environment, its log in $daemon_log and its pid in
+# $daemon, once its first sync is done.
+# shellcheck disable=SC2154  # ctl and cache are the test's
+start_daemon() {
+	env "$@" chroot /host "$ctl" daemon --cache "$cache" \
+		${child_timeout:+--child-timeout "$child_timeout"} \
+		> "$daemon_log" 2>&1 &
+	daemon=$!
+	wait_log 600 "^sync: " || {
+		sed 's/^/# daemon: /' "$daemon_log" | tail -5
+		return 1
+	}
+}
+
+stop_daemon() {
+	kill -TERM "$daemon"
+	wait "$daemon"
+}
 
 # need_host_sframectl: skip the whole test unless the guest shares a
 # Debian root with perf and python3 at /host and sframectl was built.
