@@ -30,11 +30,15 @@
  * that live on FUSE (whose server makes up owners and contents), are not
  * cached.  An entry is stored only once the module accepted its section.
  *
- * The directory is bounded: after each store, entries are removed oldest
- * first (by modification time, which a hit refreshes) until the total is
- * within the limit.  Files without a build-id are not cached: nothing
- * names their contents.  The directory itself must be root's and no one
- * else's (mode 0700 or stricter, not a symbolic link), or it is not used.
+ * The directory is bounded, in the blocks its entries take on disk and in
+ * entries: once a store may have passed a bound (known from the last
+ * listing of the directory and what was stored since), entries are
+ * removed oldest first (by modification time, which a hit refreshes)
+ * until both hold.  A listing also removes the temporary files of writers
+ * that died before their rename, once they are CTL_CACHE_STALE_S old.
+ * Files without a build-id are not cached: nothing names their contents.
+ * The directory itself must be root's and no one else's (mode 0700 or
+ * stricter, not a symbolic link), or it is not used.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -46,6 +50,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../include/sframe/decode.h"
@@ -59,6 +64,12 @@
  */
 #define CTL_CACHE_FORMAT	3
 #define CTL_CACHE_SUFFIX	".sframe"
+/* A writer's temporary file: ".<entry's name>.<pid>.tmp". */
+#define CTL_CACHE_TMP_SUFFIX	".tmp"
+/* The age at which a temporary file was left by a writer that died. */
+#define CTL_CACHE_STALE_S	600
+/* The unit of struct stat's st_blocks on Linux. */
+#define CTL_STAT_BLOCK		512
 #define CTL_CACHE_VERSION_MAX	32
 /* DIR/<build-id>[.u<uid>].sframe */
 #define CTL_CACHE_NAME_MAX	(2 * SFRAME_UNWIND_BUILD_ID_MAX + \
@@ -93,7 +104,7 @@ struct ctl_cache_hdr {
 /* One entry, as the size bound sees it. */
 struct ctl_cache_ent {
 	char name[NAME_MAX + 1];
-	off_t size;
+	u64 size;			/* on disk */
 	struct timespec mtime;
 };
 
@@ -159,6 +170,8 @@ int ctl_cache_open(struct ctl_cache *c, const char *dir, u64 max_bytes)
 {
 	c->dir = dir;
 	c->max_bytes = max_bytes;
+	c->max_entries = CTL_CACHE_MAX_ENTRIES;
+	c->listed = false;
 	c->dirfd = -1;
 	if (mkdir(dir, CTL_CACHE_DIR_MODE) && errno != EEXIST)
 		return ctl_cache_refuse(dir, strerror(errno));
@@ -439,7 +452,39 @@ static int ctl_cache_ent_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* The entries of the cache, in *@entsp (to free); their count or -1. */
+static bool ctl_ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), s = strlen(suffix);
+
+	return n > s && !strcmp(name + n - s, suffix);
+}
+
+/* The bytes a file takes on disk, as du counts them. */
+static u64 ctl_disk_bytes(const struct stat *st)
+{
+	return (u64)st->st_blocks * CTL_STAT_BLOCK;
+}
+
+/*
+ * Remove @name if it is a temporary file that its writer, dead, left
+ * behind; true if it is a temporary file at all.
+ */
+static bool ctl_cache_stale_tmp(struct ctl_cache *c, const char *name)
+{
+	struct stat st;
+
+	if (name[0] != '.' || !ctl_ends_with(name, CTL_CACHE_TMP_SUFFIX))
+		return false;
+	if (!fstatat(c->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    st.st_mtime + CTL_CACHE_STALE_S < time(NULL))
+		unlinkat(c->dirfd, name, 0);
+	return true;
+}
+
+/*
+ * The entries of the cache, in *@entsp (to free), and the bytes they take
+ * on disk, in *@total; their count or -1.  Stale temporary files go.
+ */
 static ssize_t ctl_cache_list(struct ctl_cache *c,
 			      struct ctl_cache_ent **entsp, u64 *total)
 {
@@ -459,11 +504,8 @@ static ssize_t ctl_cache_list(struct ctl_cache *c,
 	}
 	*total = 0;
 	while ((d = readdir(dir))) {
-		size_t n = strlen(d->d_name);
-
-		if (n <= strlen(CTL_CACHE_SUFFIX) ||
-		    strcmp(d->d_name + n - strlen(CTL_CACHE_SUFFIX),
-			   CTL_CACHE_SUFFIX) ||
+		if (ctl_cache_stale_tmp(c, d->d_name) ||
+		    !ctl_ends_with(d->d_name, CTL_CACHE_SUFFIX) ||
 		    fstatat(c->dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		if (nr == cap) {
@@ -475,9 +517,9 @@ static ssize_t ctl_cache_list(struct ctl_cache *c,
 		}
 		snprintf(ents[nr].name, sizeof(ents[nr].name), "%s",
 			 d->d_name);
-		ents[nr].size = st.st_size;
+		ents[nr].size = ctl_disk_bytes(&st);
 		ents[nr].mtime = st.st_mtim;
-		*total += st.st_size;
+		*total += ents[nr].size;
 		nr++;
 	}
 	closedir(dir);
@@ -485,21 +527,40 @@ static ssize_t ctl_cache_list(struct ctl_cache *c,
 	return nr;
 }
 
-/* Remove the oldest entries until the cache is within its bound. */
+static bool ctl_cache_over(const struct ctl_cache *c, u64 bytes,
+			   size_t entries)
+{
+	return bytes > c->max_bytes || entries > c->max_entries;
+}
+
+/*
+ * Remove the oldest entries until the cache is within its bounds; the
+ * directory is listed only if a bound may have been passed since the last
+ * listing (or there was none).
+ */
 static void ctl_cache_trim(struct ctl_cache *c)
 {
 	struct ctl_cache_ent *ents;
-	ssize_t nr, i;
+	ssize_t nr, i, left;
 	u64 total;
 
+	if (c->listed && !ctl_cache_over(c, c->bytes, c->entries))
+		return;
 	nr = ctl_cache_list(c, &ents, &total);
 	if (nr < 0)
 		return;
 	qsort(ents, nr, sizeof(*ents), ctl_cache_ent_cmp);
-	for (i = 0; i < nr && total > c->max_bytes; i++)
-		if (!unlinkat(c->dirfd, ents[i].name, 0))
+	left = nr;
+	for (i = 0; i < nr && ctl_cache_over(c, total, left); i++) {
+		if (!unlinkat(c->dirfd, ents[i].name, 0)) {
 			total -= ents[i].size;
+			left--;
+		}
+	}
 	free(ents);
+	c->listed = true;
+	c->bytes = total;
+	c->entries = left;
 }
 
 static int ctl_write_all(int fd, const void *buf, size_t len)
@@ -540,6 +601,7 @@ void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
 				   .vaddr = vaddr, .len = len };
 	char name[CTL_CACHE_NAME_MAX], tmp[CTL_CACHE_NAME_MAX + 32];
 	struct ctl_cache_hdr h;
+	struct stat st;
 	int fd;
 
 	if (c->dirfd < 0 || !id_len || f->hit ||
@@ -549,14 +611,15 @@ void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
 	e.digest = f->digest;
 	e.sum = ctl_cache_sum(buf, len);
 	ctl_cache_name(id, id_len, e.writer, name);
-	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	snprintf(tmp, sizeof(tmp), ".%s.%d%s", name, (int)getpid(),
+		 CTL_CACHE_TMP_SUFFIX);
 	fd = openat(c->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 		    0600);
 	if (fd < 0)
 		goto fail;
 	ctl_cache_hdr_init(&h, &e);
 	if (ctl_write_all(fd, &h, sizeof(h)) || ctl_write_all(fd, buf, len) ||
-	    fsync(fd)) {
+	    fsync(fd) || fstat(fd, &st)) {
 		close(fd);
 		goto remove_tmp;
 	}
@@ -564,6 +627,9 @@ void ctl_cache_store(struct ctl_cache *c, struct ctl_cache_file *f,
 	if (renameat(c->dirfd, tmp, c->dirfd, name))
 		goto remove_tmp;
 	c->stores++;
+	/* Counted as new even if it replaced one: at worst a listing more. */
+	c->bytes += ctl_disk_bytes(&st);
+	c->entries++;
 	ctl_cache_trim(c);
 	return;
 remove_tmp:

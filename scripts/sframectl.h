@@ -117,12 +117,20 @@ struct ctl_pool {
 	const struct ctl_ctx *ctl;	/* what the workers register with */
 };
 
+/* The most entries the sidecar cache keeps. */
+#define CTL_CACHE_MAX_ENTRIES	65536
+
 /* The sidecar cache (sframectl-cache.c); off while dirfd < 0. */
 struct ctl_cache {
 	int dirfd;
 	const char *dir;
-	u64 max_bytes;
+	u64 max_bytes;			/* on disk, in the file system's blocks */
+	unsigned int max_entries;
 	unsigned int hits, stores;
+	/* What the last listing found, with what was stored since. */
+	bool listed;
+	u64 bytes;
+	unsigned int entries;
 };
 
 /*

@@ -4,13 +4,16 @@
  * and UBSan: an entry serves only a file with the contents it was made
  * from; a file others may write is not cached; a hit is not stored again;
  * another user's entry is not served for root's file (as root only); and
- * a cache directory that is not root's alone is refused.  The guest test
+ * a cache directory that is not root's alone is refused; the bounds count
+ * blocks on disk and entries; writers' stale temporary files go.  The guest test
  * selftests/sframectl_trust.sh runs the same attacks against the daemon.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kunit-host.h"
@@ -28,6 +31,12 @@
 #define CACHE_TEST_PERMS	0777
 /* A user other than root, for the owner cases. */
 #define CACHE_TEST_UID		1000
+/* Entries stored by the bound cases, of which the bounds leave two. */
+#define CACHE_TEST_STORES	4
+#define CACHE_TEST_KEPT		2
+/* A temporary file's age when its writer is long dead, and when not. */
+#define CACHE_TEST_OLD_S	3600
+#define CACHE_TEST_NEW_S	10
 
 const char *ctl_prog = "ctl-cache-test";
 
@@ -106,6 +115,106 @@ static bool cache_test_hit(struct cache_test *t, int fd)
 		return false;
 	free(buf);
 	return f.hit && len == (u64)t->len && vaddr == SFU_TEST_VADDR;
+}
+
+/* The entries in @t's cache directory. */
+static int cache_test_entries(struct cache_test *t)
+{
+	DIR *dir = opendir(t->dir);
+	struct dirent *d;
+	size_t n;
+	int nr = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		n = strlen(d->d_name);
+		nr += n > strlen(".sframe") &&
+		      !strcmp(d->d_name + n - strlen(".sframe"), ".sframe");
+	}
+	closedir(dir);
+	return nr;
+}
+
+/* Store CACHE_TEST_STORES entries, each for a file of its own. */
+static void cache_test_store_many(struct kunit *test, struct cache_test *t)
+{
+	char name[] = "f0";
+	int i, fd;
+
+	for (i = 0; i < CACHE_TEST_STORES; i++) {
+		name[1] = '0' + i;
+		fd = cache_test_file(t, name, name, CACHE_TEST_MODE);
+		KUNIT_ASSERT_TRUE(test, fd >= 0);
+		t->id[0] = i;
+		cache_test_store(t, fd);
+		close(fd);
+	}
+	KUNIT_EXPECT_EQ(test, t->c.stores, (unsigned int)CACHE_TEST_STORES);
+}
+
+/* The bound counts entries, and the blocks they take, not their bytes. */
+static void cache_test_bounds(struct kunit *test)
+{
+	struct cache_test t;
+	struct stat st;
+	int fd;
+
+	cache_test_init(test, &t);
+	t.c.max_entries = CACHE_TEST_KEPT;
+	cache_test_store_many(test, &t);
+	KUNIT_EXPECT_EQ(test, cache_test_entries(&t), CACHE_TEST_KEPT);
+	cache_test_exit(&t);
+
+	/* Room for two entries and a half on disk, for many by their bytes. */
+	cache_test_init(test, &t);
+	fd = cache_test_file(&t, "a", "a", CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, fd >= 0);
+	cache_test_store(&t, fd);
+	close(fd);
+	KUNIT_ASSERT_EQ(test, cache_test_entries(&t), 1);
+	KUNIT_ASSERT_EQ(test, fstat(t.c.dirfd, &st), 0);
+	t.c.max_bytes = st.st_blksize * CACHE_TEST_KEPT + st.st_blksize / 2;
+	KUNIT_ASSERT_GT(test, t.c.max_bytes,
+			(u64)(t.len + 512) * CACHE_TEST_STORES);
+	t.c.stores = 0;
+	cache_test_store_many(test, &t);
+	KUNIT_EXPECT_EQ(test, cache_test_entries(&t), CACHE_TEST_KEPT);
+	cache_test_exit(&t);
+}
+
+/* A temporary file @age seconds old, in @t's cache directory. */
+static void cache_test_tmp(struct kunit *test, struct cache_test *t,
+			   const char *name, time_t age)
+{
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - age },
+				  { .tv_sec = time(NULL) - age } };
+	int fd;
+
+	fd = openat(t->c.dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	KUNIT_ASSERT_TRUE(test, fd >= 0);
+	KUNIT_ASSERT_EQ(test, futimens(fd, ts), 0);
+	close(fd);
+}
+
+/* A store removes what writers that died left, not what they write. */
+static void cache_test_stale(struct kunit *test)
+{
+	struct cache_test t;
+	int fd;
+
+	cache_test_init(test, &t);
+	cache_test_tmp(test, &t, ".dead.sframe.1.tmp", CACHE_TEST_OLD_S);
+	cache_test_tmp(test, &t, ".live.sframe.2.tmp", CACHE_TEST_NEW_S);
+	fd = cache_test_file(&t, "a", "a", CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, fd >= 0);
+	cache_test_store(&t, fd);
+	close(fd);
+	KUNIT_EXPECT_NE(test, faccessat(t.c.dirfd, ".dead.sframe.1.tmp", F_OK,
+					0), 0);
+	KUNIT_EXPECT_EQ(test, faccessat(t.c.dirfd, ".live.sframe.2.tmp", F_OK,
+					0), 0);
+	cache_test_exit(&t);
 }
 
 /* Same build-id, other contents: a miss, and the entry stays. */
@@ -267,6 +376,8 @@ static struct kunit_case cache_test_cases[] = {
 	KUNIT_CASE(cache_test_no_store),
 	KUNIT_CASE(cache_test_owner),
 	KUNIT_CASE(cache_test_dir),
+	KUNIT_CASE(cache_test_bounds),
+	KUNIT_CASE(cache_test_stale),
 	{}
 };
 

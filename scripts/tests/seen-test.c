@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon's table of handled files (scripts/sframectl-sync.c), on the
- * host: a file is new once, forgotten on request, and the table holds at
+ * host: a file is new once, forgotten on request, marked failed until it
+ * is forgotten or changes, and the table holds at
  * most CTL_SEEN_MAX files, the oldest forgotten first; and which devices
  * are FUSE (scripts/sframectl-fuse.c): not the root's, but one no mount
  * has.  TAP on stdout.
@@ -76,8 +77,14 @@ int main(void)
 	check(!ctl_seen_add(&s, &k), "... and then handled");
 	changed.mtime_nsec = 1;
 	check(ctl_seen_add(&s, &changed), "a changed file is new again");
+	check(!ctl_seen_failed(&s, &k), "a handled file has not failed");
+	ctl_seen_fail(&s, &k);
+	check(ctl_seen_failed(&s, &k) && !ctl_seen_failed(&s, &changed),
+	      "a file marked failed has, not its changed self");
 	ctl_seen_del(&s, &k);
+	check(!ctl_seen_failed(&s, &k), "a forgotten file has not failed");
 	check(ctl_seen_add(&s, &k), "a file forgotten (a lease) is new again");
+	check(!ctl_seen_failed(&s, &k), "... and has not failed again yet");
 	ctl_seen_free(&s);
 	check(ctl_seen_add(&s, &k), "after ctl_seen_free() every file is new");
 	ctl_seen_free(&s);
