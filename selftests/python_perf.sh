@@ -63,20 +63,26 @@ record() {
 		sed 's/^/# /' "$out.$1.log"
 		return 1
 	fi
-	perf script -i "/tmp/python_perf.$1.data" -F ip,sym 2> /dev/null \
+	perf script -i "/tmp/python_perf.$1.data" -F ip,sym,dso 2> /dev/null \
 		> "$out.$1.txt"
 	[ -s "$out.$1.txt" ]
 }
 
 # share RUN: "whole in_fib" over the samples whose innermost py:: frame
 # is fib: whole ones hold the chain's py:: frames in order, a frame of
-# C code between leaf and middle (sorted()), and _start after them.
+# C code between leaf and middle (sorted()), and _start after them.  The
+# first sample in fib that is not whole goes to $out.RUN.miss.
 chain_share() {
-	awk -v chain="$pychain" '
+	rm -f "$out.$1.miss"
+	awk -v chain="$pychain" -v miss="$out.$1.miss" '
 		BEGIN { RS = ""; nc = split(chain, want, " ") }
 		# perf names a trampoline py::FUNCTION:FILE.
 		function is(sym, fn) {
 			return index(sym, fn ":") == 1
+		}
+		function missed(sample) {
+			if (!nmiss++)
+				print sample > miss
 		}
 		{
 			n = split($0, line, "\n")
@@ -101,13 +107,16 @@ chain_share() {
 					native = 1
 				}
 			}
-			if (k <= nc)
+			if (k <= nc) {
+				missed($0)
 				next
+			}
 			for (; i <= n; i++)
 				if (sym[i] == "_start") {
 					whole++
-					break
+					next
 				}
+			missed($0)
 		}
 		END { print whole + 0, infib + 0 }' "$out.$1.txt"
 }
@@ -119,6 +128,10 @@ report() {
 	chain_share "$1" > "$out.$1.share"
 	read -r whole infib < "$out.$1.share"
 	echo "# $1: $whole of $infib samples in fib hold the whole chain to _start"
+	[ ! -s "$out.$1.miss" ] || [ "$whole" -eq 0 ] || {
+		echo "# $1: the first sample in fib without it:"
+		sed 's/^/#   /' "$out.$1.miss"
+	}
 }
 
 # enough RUN MIN: at least 50 samples in fib, MIN% of them whole.
