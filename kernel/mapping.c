@@ -238,8 +238,7 @@ static struct sfu_region *sfu_region_for(const struct sfu_vma_ref *v)
 		blob = sfu_sidecar_get(v->file);
 		if (!blob) {
 			trace_sframe_unwind_nosframe(v->tgid, v->start, v->end,
-						     inode->i_sb->s_dev,
-						     inode->i_ino);
+						     inode);
 			if (v->waiter)
 				blob = sfu_sidecar_wait(v);
 		}

@@ -12,6 +12,7 @@
 #if !defined(_SFU_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _SFU_TRACE_H
 
+#include <linux/fs.h>
 #include <linux/tracepoint.h>
 
 #include "frames.h"
@@ -139,11 +140,16 @@ TRACE_EVENT(sframe_unwind_frames,
 TRACE_EVENT(sframe_unwind_nosframe,
 
 	TP_PROTO(pid_t pid, unsigned long start, unsigned long end,
-		 dev_t dev, u64 ino),
+		 const struct inode *inode),
 
-	TP_ARGS(pid, start, end, dev, ino),
+	TP_ARGS(pid, start, end, inode),
 
-	/* Major and minor apart: user-space parsers know no MAJOR(). */
+	/*
+	 * Major and minor apart: user-space parsers know no MAJOR().  The
+	 * file system's magic tells a daemon whether a server of some user's
+	 * answers reads of the file (FUSE), which only the kernel knows for
+	 * sure: mountinfo names a device, and devices are reused.
+	 */
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
 		__field(unsigned long, start)
@@ -151,20 +157,22 @@ TRACE_EVENT(sframe_unwind_nosframe,
 		__field(u32, major)
 		__field(u32, minor)
 		__field(u64, ino)
+		__field(unsigned long, fs)
 	),
 
 	TP_fast_assign(
 		__entry->pid = pid;
 		__entry->start = start;
 		__entry->end = end;
-		__entry->major = MAJOR(dev);
-		__entry->minor = MINOR(dev);
-		__entry->ino = ino;
+		__entry->major = MAJOR(inode->i_sb->s_dev);
+		__entry->minor = MINOR(inode->i_sb->s_dev);
+		__entry->ino = inode->i_ino;
+		__entry->fs = inode->i_sb->s_magic;
 	),
 
-	TP_printk("pid=%d start=0x%lx end=0x%lx dev=%u:%u ino=%llu",
+	TP_printk("pid=%d start=0x%lx end=0x%lx dev=%u:%u ino=%llu fs=0x%lx",
 		  __entry->pid, __entry->start, __entry->end,
-		  __entry->major, __entry->minor, __entry->ino)
+		  __entry->major, __entry->minor, __entry->ino, __entry->fs)
 );
 
 #endif /* _SFU_TRACE_H */

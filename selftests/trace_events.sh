@@ -236,7 +236,7 @@ trace_cmd() {
 			named tc sfu_hook hook_inner hook_outer main
 	fi
 	check "trace-cmd report: sframe_unwind_nosframe for sh and true, parsed" \
-		grep -Eq 'sframe_unwind_nosframe: +pid=[0-9]+ start=0x[0-9a-f]+ end=0x[0-9a-f]+ dev=[0-9]+:[0-9]+ ino=[0-9]+' \
+		grep -Eq 'sframe_unwind_nosframe: +pid=[0-9]+ start=0x[0-9a-f]+ end=0x[0-9a-f]+ dev=[0-9]+:[0-9]+ ino=[0-9]+ fs=0x[0-9a-f]+' \
 		"$out.tc.report"
 	rm -f /host/tmp/sfu_hook /host/tmp/sfu_trace.dat /host/tmp/sfu_sym.trace
 }
