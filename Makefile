@@ -62,7 +62,7 @@ SFRAME_HDRS	:= $(wildcard include/sframe/*.h lib/sframe/*.h)
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
 		   scripts/sha256.c scripts/tests/ctl-cache-test.c \
-		   scripts/sframectl-cache.c
+		   scripts/sframectl-cache.c scripts/sframectl-fs.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
 		   scripts/sha256.h scripts/sframectl.h
 
@@ -75,7 +75,8 @@ CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-core.c \
 		   scripts/sframectl-sync.c \
 		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
 		   scripts/sframectl-child.c scripts/sframectl-pool.c \
-		   scripts/sframectl-fuse.c scripts/sframectl-warm.c \
+		   scripts/sframectl-fs.c scripts/sframectl-warm.c \
+		   scripts/sframectl-subid.c \
 		   scripts/sframectl-symbolize.c \
 		   scripts/sha256.c $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
@@ -156,10 +157,12 @@ check-host: $(O)/decode-test $(O)/seen-test
 
 # The daemon's table of handled files, with sanitizers.
 $(O)/seen-test: scripts/tests/seen-test.c scripts/sframectl-sync.c \
-		scripts/sframectl-fuse.c scripts/sframectl.h | $(O)
+		scripts/sframectl-fs.c scripts/sframectl-subid.c \
+		scripts/sframectl.h | $(O)
 	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
-		scripts/sframectl-sync.c scripts/sframectl-fuse.c
+		scripts/sframectl-sync.c scripts/sframectl-fs.c \
+		scripts/sframectl-subid.c
 
 check-corpus: scripts/sframe-dump
 	scripts/tests/corpus.sh $(O)/corpus

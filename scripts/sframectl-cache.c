@@ -16,19 +16,20 @@
  * A build-id is bytes in a file that anyone may write, so it only names an
  * entry; what binds the entry to a file is the digest of the file's whole
  * contents, computed here (by the root parent, never by the child that
- * parses the file) from the descriptor that is registered, and compared on
- * every hit: another file with the same build-id misses and gets a section
- * of its own.  The file is digested only when there is an entry to compare
- * it with, or after the module accepted its section, to store one: a file
- * met for the first time is registered without being read twice first.
- * The digest and the child's read are apart, so the owner of a file could
- * change it in between: an entry is therefore kept
- * for the one user who could write the file (its owner; root's entries are
- * named DIR/<build-id>.sframe, another user's DIR/<build-id>.u<uid>.sframe)
- * and served to files of that owner only, except root's, which serve every
- * file with the same contents.  Files that group or others may write, or
- * that live on FUSE (whose server makes up owners and contents), are not
- * cached.  An entry is stored only once the module accepted its section.
+ * parses the file) and compared on every hit: another file with the same
+ * build-id misses and gets a section of its own.  The digest is taken of
+ * the sealed copy the child parsed (sframectl-core.c), so the section and
+ * the digest come from the same bytes, whatever a second read of the
+ * file would give.  The file is digested only when there is an entry to
+ * compare it with, or after the module accepted its section, to store
+ * one.  An entry is kept for the one user who could write the file (its
+ * owner; root's entries are named DIR/<build-id>.sframe, another user's
+ * DIR/<build-id>.u<uid>.sframe) and served to files of that owner only,
+ * except root's, which serve every file with the same contents.  Files
+ * that group or others may write are not cached, nor files on a file
+ * system sframectl does not trust (sframectl-fs.c: FUSE, whose server
+ * makes up owners and contents, an overlay, any file system not on its
+ * list).  An entry is stored only once the module accepted its section.
  *
  * The directory is bounded, in the blocks its entries take on disk and in
  * entries: once a store may have passed a bound (known from the last
@@ -44,7 +45,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,8 +268,8 @@ static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 
 /*
  * Who alone could have written the file open at @fd: false if the file is
- * not to be cached (others may write it, it is on FUSE, or it is too
- * large).  Asked once per file, when first needed.
+ * not to be cached (others may write it, or it is on a file system
+ * sframectl does not trust).  Asked once per file, when first needed.
  */
 static bool ctl_cache_file_ok(struct ctl_cache_file *f)
 {
@@ -282,11 +282,10 @@ static bool ctl_cache_file_ok(struct ctl_cache_file *f)
 	f->cacheable = false;
 	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) ||
 	    (st.st_mode & CTL_MODE_OTHERS_WRITE) ||
-	    (u64)st.st_size > CTL_FILE_MAX ||
-	    fstatfs(f->fd, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC)
+	    !f->data_size || f->data_size > CTL_FILE_MAX ||
+	    fstatfs(f->fd, &sfs) || !ctl_fs_magic_trusted(sfs.f_type))
 		return false;
 	f->writer = st.st_uid;
-	f->size = st.st_size;
 	f->cacheable = true;
 	return true;
 }
@@ -303,7 +302,7 @@ static bool ctl_cache_file_digest(struct ctl_cache_file *f)
 		return false;
 	if (!f->digested) {
 		f->digested = true;
-		if (ctl_cache_digest(f->fd, f->size, f->digest))
+		if (ctl_cache_digest(f->data_fd, f->data_size, f->digest))
 			f->cacheable = false;
 	}
 	return f->cacheable;

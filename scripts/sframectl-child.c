@@ -4,13 +4,14 @@
  * its parent waits for it.
  *
  * The child parses a file that any user may have written.  Before it
- * reads a byte of it, it closes every descriptor of the daemon but the
- * file's, its two pipes and stderr (the trace pipe, the device, the cache
- * directory and the signalfd stay with the parent).  Once it has read the
- * file and given up root, it takes limits (CPU time, address space, no
- * new process, no new descriptor), closes the file and installs a seccomp
- * filter that allows only what parsing in memory needs: reading and
- * writing its pipes, memory for malloc, and exit.  Any other system call,
+ * looks at a byte of it, it closes every descriptor of the daemon but the
+ * sealed copy of the file, its two pipes and stderr (the file itself, the
+ * trace pipe, the device, the cache directory and the signalfd stay with
+ * the parent).  Once it has given up root, it takes limits (CPU time,
+ * address space, no new process, no new descriptor), maps the copy,
+ * closes it and installs a seccomp filter that allows only what parsing
+ * in memory needs: reading and writing its pipes, memory for malloc, and
+ * exit.  Any other system call,
  * or one of another architecture's table, kills it.
  *
  * The parent waits for it with poll() until a wall-clock deadline
@@ -29,12 +30,14 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elf-sframe.h"
 #include "sframectl.h"
 
 /* The child's limits: generous for libxul-sized files, small for a bomb. */
@@ -213,7 +216,7 @@ static void ctl_keep_only(int *keep, int nr)
 
 /**
  * ctl_child_keep() - close every descriptor but the file, pipes, stderr
- * @fd: the file
+ * @fd: the copy of the file
  * @out: the pipe to the parent
  * @in: the pipe from the parent
  */
@@ -309,20 +312,23 @@ static void ctl_test_hook(const char *name)
 }
 
 /**
- * ctl_child_confine() - the child's limits and system call filter
- * @fd: the file, read already: closed here
+ * ctl_child_confine() - the child's limits, its view of the file, its filter
+ * @fd: the sealed copy of the file (sframectl-core.c): closed here
+ * @f: its size in, where it is mapped out
  * @name: the file, for the test hook
  *
- * Called once the file is in memory and root given up.  The child dies
- * with its parent too.
+ * Called once root is given up.  The copy is mapped under the limits, so
+ * a file of any size costs the address space they allow and no more.
+ * The child dies with its parent too.
  *
  * Return: 0, or -1 (errno set).
  */
-int ctl_child_confine(int fd, const char *name)
+int ctl_child_confine(int fd, struct elf_file *f, const char *name)
 {
 	struct rlimit cpu = { CTL_CHILD_CPU_S, CTL_CHILD_CPU_S };
 	struct rlimit mem = { CTL_CHILD_MEM, CTL_CHILD_MEM };
 	struct rlimit none = { 0, 0 };
+	void *data;
 
 	if (setrlimit(RLIMIT_CPU, &cpu) || setrlimit(RLIMIT_AS, &mem) ||
 	    setrlimit(RLIMIT_NPROC, &none) || setrlimit(RLIMIT_NOFILE, &none))
@@ -330,6 +336,11 @@ int ctl_child_confine(int fd, const char *name)
 	/* Killed with its parent (a daemon's worker, say); set past setuid(). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != ctl_parent)
 		return -1;
+	/* Private and writable: the parser's pages are its own. */
+	data = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (data == MAP_FAILED)
+		return -1;
+	f->data = data;
 	close(fd);
 	if (ctl_seccomp())
 		return -1;

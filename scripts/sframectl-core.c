@@ -7,13 +7,14 @@
  *
  * Registration needs CAP_SYS_ADMIN or CAP_PERFMON, so sframectl runs as
  * root, and it reads files that any user can create and run.  Each file
- * is therefore parsed in a child process: the file is opened and read into
- * memory first, then the child gives up its privileges (user and group
- * nobody, no supplementary groups) and takes CPU-time and memory limits
- * before it parses a byte; it hands the section back through a pipe.  A
- * hostile ELF costs at most that child.  The parent registers the section
- * with the descriptor the child read, so it is the file the section came
- * from.
+ * is read once, by the parent, into a sealed memfd, and parsed in a child
+ * process: the child gives up its privileges (user and group nobody, no
+ * supplementary groups), takes CPU-time and memory limits, and only then
+ * maps the copy; it hands the section back through a pipe.  A hostile ELF
+ * costs at most that child, and the section and the cache's digest
+ * (sframectl-cache.c) come from the same bytes, whatever the file's
+ * server answers to another read.  The parent registers the section with
+ * the descriptor it read, so it is the file the section came from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +41,8 @@
 /* What the parent tells the child once it knows the build-id. */
 #define CTL_CMD_GENERATE	'g'
 #define CTL_CMD_QUIT		'q'
+/* The file is copied in pieces of this size. */
+#define CTL_COPY_CHUNK		(64 << 10)
 
 /* A file's build-id, as the child found it. */
 struct ctl_id {
@@ -118,43 +122,98 @@ const char *ctl_why(int err)
 	}
 }
 
-/*
- * The whole file open at @fd, read (not parsed) with our privileges.  A
- * read may return less than asked where the file system says so (9p
- * gives at most its message size, about 128 KiB on 6.1): read on until
- * the file's size, or the end of the file, which is an error then.
- */
-static int ctl_slurp(int fd, struct elf_file *f)
+/* Is @buf all zero bytes? */
+static bool ctl_zeros(const u8 *buf, size_t len)
 {
-	struct stat st;
-	size_t done;
+	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
+}
+
+static int ctl_pwrite_all(int fd, const u8 *buf, size_t len, off_t off)
+{
 	ssize_t n;
 
-	if (fstat(fd, &st) || st.st_size <= 0 ||
-	    (unsigned long long)st.st_size > CTL_FILE_MAX)
-		return -1;
-	f->size = st.st_size;
-	f->data = malloc(f->size);
-	if (!f->data)
-		return -1;
-	for (done = 0; done < f->size; done += n) {
-		n = pread(fd, f->data + done, f->size - done, done);
+	while (len) {
+		n = pwrite(fd, buf, len, off);
 		if (n < 0 && errno == EINTR)
-			n = 0;
-		else if (n <= 0)
+			continue;
+		if (n <= 0)
 			return -1;
+		buf += n;
+		len -= n;
+		off += n;
 	}
 	return 0;
 }
 
+/* Copy @size bytes of @fd into @copy, leaving its zeros as holes. */
+static int ctl_copy(int fd, int copy, u64 size)
+{
+	u8 *buf = malloc(CTL_COPY_CHUNK);
+	u64 off = 0;
+	ssize_t n;
+
+	if (!buf || ftruncate(copy, size))
+		goto free_buf;
+	/*
+	 * A read may return less than asked where the file system says so
+	 * (9p gives at most its message size, about 128 KiB on 6.1): read
+	 * on until the size fstat() gave, or the end of the file, which is
+	 * an error then.
+	 */
+	while (off < size) {
+		n = pread(fd, buf, size - off < CTL_COPY_CHUNK ?
+			  size - off : CTL_COPY_CHUNK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (!ctl_zeros(buf, n) && ctl_pwrite_all(copy, buf, n, off))
+			break;
+		off += n;
+	}
+free_buf:
+	free(buf);
+	return off == size ? 0 : -1;
+}
+
 /*
- * Child: keep only its descriptors, read the file, give up privileges,
- * take limits and the system call filter (sframectl-child.c), then tell
- * the file's build-id on @out; if the parent answers CTL_CMD_GENERATE on @in
- * (its cache has no section for it), parse and generate; the section
- * goes to @out.
+ * The whole file open at @fd, read once, with our privileges, into a
+ * sealed memfd (@cf->data_fd, @cf->data_size): the child parses those
+ * bytes and the cache digests the same, however the file's server
+ * answers a second read.  The child maps the copy only under its limits,
+ * and a sparse file costs only the bytes it holds.
  */
-static void ctl_child(int fd, int out, int in, const char *name)
+static int ctl_snapshot(int fd, struct ctl_cache_file *cf)
+{
+	struct stat st;
+	int copy;
+
+	if (fstat(fd, &st) || st.st_size <= 0 ||
+	    (u64)st.st_size > CTL_FILE_MAX)
+		return -1;
+	copy = memfd_create("sframectl-file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (copy < 0)
+		return -1;
+	if (ctl_copy(fd, copy, st.st_size) ||
+	    fcntl(copy, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_WRITE | F_SEAL_SEAL)) {
+		close(copy);
+		return -1;
+	}
+	cf->data_fd = copy;
+	cf->data_size = st.st_size;
+	return 0;
+}
+
+/*
+ * Child: keep only its descriptors, give up privileges, take limits and
+ * the system call filter, and map the copy of the file (sframectl-child.c),
+ * then tell the file's build-id on @out; if the parent answers
+ * CTL_CMD_GENERATE on @in (its cache has no section for it), parse and
+ * generate; the section goes to @out.
+ */
+static void ctl_child(const struct ctl_cache_file *cf, int out, int in,
+		      const char *name)
 {
 	/*
 	 * Shared rows and the SP word: the section lives in the module's
@@ -163,25 +222,21 @@ static void ctl_child(int fd, int out, int in, const char *name)
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
 			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
 			      .share_rows = true, .sp_word = true };
+	struct elf_file f = { .size = cf->data_size };
 	struct gen_err err;
 	struct ctl_id id;
-	struct elf_file f;
 	u64 len, vaddr;
 	char cmd;
 	u8 *buf;
 	int ret;
 
-	ctl_child_keep(fd, out, in);
-	if (ctl_slurp(fd, &f)) {
-		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
-		_exit(1);
-	}
+	ctl_child_keep(cf->data_fd, out, in);
 	if (!geteuid() && (setgroups(0, NULL) || setgid(CTL_NOBODY) ||
 			   setuid(CTL_NOBODY))) {
 		perror("sframectl: dropping privileges");
 		_exit(1);
 	}
-	if (ctl_child_confine(fd, name)) {
+	if (ctl_child_confine(cf->data_fd, &f, name)) {
 		perror("sframectl: limits");
 		_exit(1);
 	}
@@ -301,6 +356,10 @@ static int ctl_generate(struct ctl_talk *t, int fd, const char *name)
 	int up[2], down[2], ret = -1;
 
 	t->buf = NULL;
+	if (ctl_snapshot(fd, &t->cf)) {
+		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
+		return -1;
+	}
 	if (pipe2(up, O_CLOEXEC))
 		return -1;
 	if (pipe2(down, O_CLOEXEC))
@@ -310,7 +369,7 @@ static int ctl_generate(struct ctl_talk *t, int fd, const char *name)
 	if (!t->pid) {
 		close(up[0]);
 		close(down[1]);
-		ctl_child(fd, up[1], down[0], name);
+		ctl_child(&t->cf, up[1], down[0], name);
 	}
 	ctl_child_started(&t->wait, name, t->ctx->child_timeout_s);
 	close(up[1]);
@@ -422,7 +481,7 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			    const char *name, u32 flags, bool quiet)
 {
 	int fd = ctl_open_file(path);
-	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd };
+	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd, .cf.data_fd = -1 };
 	enum ctl_result res = CTL_FAILED;
 	struct stat st;
 	int ret;
@@ -435,6 +494,11 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "%s: %s: %s\n", ctl_prog, name,
 			fd < 0 ? strerror(errno) : "not a regular file");
+		goto close_fd;
+	}
+	if (ctx->expect_ino && st.st_ino != ctx->expect_ino) {
+		/* Mapped there since: that file has an event of its own. */
+		res = CTL_BUSY;
 		goto close_fd;
 	}
 	ret = ctl_generate(&t, fd, name);
@@ -468,6 +532,8 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 		res = CTL_ADDED;
 	}
 close_fd:
+	if (t.cf.data_fd >= 0)
+		close(t.cf.data_fd);
 	if (fd >= 0)
 		close(fd);
 	return res;
@@ -488,7 +554,7 @@ close_fd:
  */
 enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name)
 {
-	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd };
+	struct ctl_talk t = { .ctx = ctx, .cf.fd = fd, .cf.data_fd = -1 };
 	enum ctl_result res = CTL_FAILED;
 	unsigned int stores = ctx->cache.stores;
 	int ret;
@@ -507,5 +573,7 @@ enum ctl_result ctl_warm_one(struct ctl_ctx *ctx, int fd, const char *name)
 		res = ctx->cache.stores != stores ? CTL_ADDED : CTL_UNCACHED;
 	}
 	free(t.buf);
+	if (t.cf.data_fd >= 0)
+		close(t.cf.data_fd);
 	return res;
 }

@@ -52,7 +52,10 @@
 #define CTL_POLL_MS		500
 /* The event's text, as kernel/trace.h prints it. */
 #define CTL_EVENT_FORMAT	"sframe_unwind_nosframe: pid=%d start=0x%lx " \
-				"end=0x%lx dev=%u:%u ino=%llu"
+				"end=0x%lx dev=%u:%u ino=%llu fs=0x%lx"
+/* Its fields; a module older than the fs field gives six. */
+#define CTL_EVENT_FIELDS	7
+#define CTL_EVENT_FIELDS_OLD	6
 #define CTL_READ_MAX		65536
 #define CTL_CLOCK		CTL_INSTANCE "/trace_clock"
 #define CTL_EVENT_NAME		" sframe_unwind_nosframe: "
@@ -344,14 +347,14 @@ static void ctl_finished(void *ctx, const struct ctl_job *j)
  * An event for a file that failed before (in a worker, or in a sync,
  * which does not tell the module): the module has forgotten that, or
  * never knew, and holds the mapping task.  Tell it again, so that the task
- * goes on at once and not at the end of the bound.  Not for a file on
- * FUSE, which only a worker opens.
+ * goes on at once and not at the end of the bound.  Not for a file on a
+ * file system sframectl does not trust, which only a worker opens.
  */
 static void ctl_answer_again(struct ctl_state *st, const struct ctl_job *j)
 {
 	int fd, dev;
 
-	if (j->fuse || !ctl_seen_failed(&st->seen, &j->key))
+	if (j->untrusted || !ctl_seen_failed(&st->seen, &j->key))
 		return;
 	fd = ctl_open_file(j->mapped);
 	if (fd < 0)
@@ -365,24 +368,34 @@ static void ctl_answer_again(struct ctl_state *st, const struct ctl_job *j)
 }
 
 /*
- * The key and owner of @j's file, mapped by @pid; false if it is gone.  A
- * file on FUSE is not asked (its server could make the daemon wait for
- * ever): its key is device and inode, its owner the process's, and a
- * worker opens it (sframectl-fuse.c).
+ * The key and owner of @j's file, mapped by @pid, on the file system of
+ * magic @fs (0: the event did not say); false if it is gone.  A file on a
+ * file system sframectl does not trust (FUSE, say) is not asked: its
+ * server could make the daemon wait for ever.  Its key is device and
+ * inode, its owner the process's, and a worker opens it (sframectl-fs.c).
+ * An owner is a person: subordinate uids count as their user's.
  */
-static bool ctl_job_key(struct ctl_job *j, int pid)
+static bool ctl_job_key(struct ctl_job *j, int pid, unsigned long fs)
 {
 	char proc[32];
 	struct stat st;
 
 	snprintf(proc, sizeof(proc), "%d", pid);
-	j->fuse = ctl_on_fuse(j->key.major, j->key.minor, proc);
-	if (!j->fuse)
-		return ctl_key_stamp(&j->key, j->mapped, &j->owner);
-	snprintf(proc, sizeof(proc), "/proc/%d", pid);
-	if (stat(proc, &st))
-		return false;
-	j->owner = st.st_uid;
+	if (fs)
+		j->untrusted = !ctl_fs_magic_trusted(fs);
+	else
+		j->untrusted = !ctl_fs_dev_trusted(j->key.major, j->key.minor,
+						   proc);
+	if (!j->untrusted) {
+		if (!ctl_key_stamp(&j->key, j->mapped, &j->owner))
+			return false;
+	} else {
+		snprintf(proc, sizeof(proc), "/proc/%d", pid);
+		if (stat(proc, &st))
+			return false;
+		j->owner = st.st_uid;
+	}
+	j->owner = ctl_person(j->owner);	/* sframectl-subid.c */
 	return true;
 }
 
@@ -394,19 +407,23 @@ static void ctl_line(const char *line, struct ctl_state *st)
 	char name[CTL_PATH_MAX];
 	unsigned long start, end;
 	struct ctl_job j = { 0 };
+	unsigned long fs = 0;
 	ssize_t n;
-	int pid;
+	int pid, got;
 
 	if (ctl_lost_line(line)) {
 		st->lost = true;	/* synced after this read */
 		return;
 	}
-	if (!p || sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end,
-			 &j.key.major, &j.key.minor, &j.key.ino) != 6)
+	if (!p)
+		return;
+	got = sscanf(p, CTL_EVENT_FORMAT, &pid, &start, &end, &j.key.major,
+		     &j.key.minor, &j.key.ino, &fs);
+	if (got != CTL_EVENT_FIELDS && got != CTL_EVENT_FIELDS_OLD)
 		return;
 	snprintf(j.mapped, sizeof(j.mapped), "/proc/%d/map_files/%lx-%lx",
 		 pid, start, end);
-	if (!ctl_job_key(&j, pid))
+	if (!ctl_job_key(&j, pid, fs))
 		return;		/* gone already */
 	if (!ctl_seen_add(&st->seen, &j.key)) {
 		ctl_answer_again(st, &j);	/* handled */

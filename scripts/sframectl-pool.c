@@ -92,7 +92,7 @@ bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j)
 		return false;
 	p->nr++;
 	/* Failing here, the worker tries the path and says why. */
-	q->fd = j->fuse ? -1 : ctl_open_file(q->mapped);
+	q->fd = j->untrusted ? -1 : ctl_open_file(q->mapped);
 	return true;
 }
 
@@ -121,6 +121,7 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 
 	ctl.dev = ctl_open_dev();
 	ctl.say_failed = true;
+	ctl.expect_ino = j->key.ino;
 	if (j->fd >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
 	else

@@ -50,13 +50,20 @@ bool ctl_parse_map(const char *line, struct ctl_map *m)
  * @path: the file (as /proc/PID/map_files names it)
  * @owner: its owner's uid, if not NULL
  *
- * Return: false if the file cannot be reached.
+ * Return: false if the file cannot be reached, or @path is another file
+ * than @k's device and inode name.
  */
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner)
 {
 	struct stat st;
 
-	if (stat(path, &st))
+	/*
+	 * Another file where the mapping was (unmapped and mapped again
+	 * since) is not the one named: it has its own event.  The device is
+	 * not compared: stat() gives a btrfs subvolume's own, the kernel the
+	 * file system's.
+	 */
+	if (stat(path, &st) || st.st_ino != k->ino)
 		return false;
 	k->size = st.st_size;
 	k->mtime_sec = st.st_mtim.tv_sec;
@@ -251,18 +258,20 @@ void ctl_count(struct ctl_tally *t, enum ctl_result res)
 }
 
 /*
- * A file on FUSE: not opened here, where its server could hold sync for
- * ever (sframectl-fuse.c).  Said once per file: the key it is remembered
- * by (no size or time, which only its server could tell) is not the one
- * the daemon's event gives the file, so the daemon still takes it.
+ * A file on a file system sframectl does not trust (FUSE, an overlay,
+ * one it does not know): not opened here, where a server could hold sync
+ * for ever (sframectl-fs.c).  Said once per file: the key it is
+ * remembered by (no size or time, which only its server could tell) is
+ * not the one the daemon's event gives the file, so the daemon still
+ * takes it.
  */
-static void ctl_sync_skip_fuse(struct ctl_map *m, struct ctl_seen *seen)
+static void ctl_sync_skip(struct ctl_map *m, struct ctl_seen *seen)
 {
 	m->key.size = CTL_KEY_SKIPPED;
 	m->key.mtime_sec = 0;
 	m->key.mtime_nsec = 0;
 	if (ctl_seen_add(seen, &m->key))
-		fprintf(stderr, "%s: %s: on FUSE, skipped by sync (sframectl add FILE, or the daemon when the file is mapped again)\n",
+		fprintf(stderr, "%s: %s: not on a file system sframectl trusts (FUSE, an overlay, ...), skipped by sync (the daemon takes it when the file is mapped again)\n",
 			ctl_prog, m->path);
 }
 
@@ -281,8 +290,8 @@ static void ctl_sync_pid(struct ctl_ctx *ctx, const char *pid,
 	while (fgets(line, sizeof(line), f)) {
 		if (!ctl_parse_map(line, &m))
 			continue;
-		if (ctl_on_fuse(m.key.major, m.key.minor, pid)) {
-			ctl_sync_skip_fuse(&m, seen);
+		if (!ctl_fs_dev_trusted(m.key.major, m.key.minor, pid)) {
+			ctl_sync_skip(&m, seen);
 			continue;
 		}
 		/* The mapped file itself, even if its path was replaced. */
@@ -324,6 +333,7 @@ int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen)
 		perror("sframectl: /proc");
 		return 1;
 	}
+	ctl_fs_forget();
 	while ((d = readdir(proc)))
 		if (isdigit((unsigned char)d->d_name[0]))
 			ctl_sync_pid(ctx, d->d_name, seen, &t);

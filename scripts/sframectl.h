@@ -13,6 +13,8 @@
 #include "../include/uapi/linux/sframe_unwind.h"
 #include "sha256.h"
 
+struct elf_file;
+
 #define CTL_PATH_MAX		4096
 #define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
 /* The most a section may be: the module's default max_section_bytes. */
@@ -96,7 +98,7 @@ struct ctl_job {
 	char mapped[CTL_MAPPED_MAX];
 	char *name;
 	int fd;				/* the file, or -1 */
-	bool fuse;			/* on FUSE: opened by the worker */
+	bool untrusted;			/* opened by the worker only */
 	pid_t pid;			/* of its worker, once running */
 	double started;			/* when the worker was, monotonic */
 	bool reaped;
@@ -146,6 +148,8 @@ struct ctl_ctx {
 	 * for, so that no task waits for it (SFRAME_UNWIND_NO_SECTION).
 	 */
 	bool say_failed;
+	/* A worker's: the inode its event named (0: any), else CTL_BUSY. */
+	unsigned long long expect_ino;
 };
 
 /* The parsing child the parent waits for, and until when. */
@@ -156,18 +160,21 @@ struct ctl_wait {
 };
 
 /*
- * The file being registered, as the cache knows it: set fd, zero the rest;
- * the cache takes the rest from the descriptor when it first needs it.
+ * The file being registered, as the cache knows it: set fd, and data_fd
+ * and data_size to the copy of its contents that was parsed (sealed:
+ * sframectl-core.c); zero the rest, which the cache takes from the
+ * descriptors when it first needs it.
  */
 struct ctl_cache_file {
 	int fd;
-	bool checked;		/* cacheable, writer and size are set */
+	int data_fd;
+	u64 data_size;
+	bool checked;		/* cacheable and writer are set */
 	bool cacheable;		/* one user alone can write it */
 	bool digested;		/* digest is set (or cacheable cleared) */
 	bool hit;		/* its section came from the cache */
 	u32 writer;		/* that user: the file's owner */
-	u64 size;		/* its size when checked */
-	u8 digest[SHA256_DIGEST_SIZE];	/* of its contents */
+	u8 digest[SHA256_DIGEST_SIZE];	/* of data_fd's contents */
 };
 
 /*
@@ -194,7 +201,12 @@ int ctl_warm(struct ctl_ctx *ctx, char **paths, int nr);
 int ctl_symbolize(int argc, char **argv);
 bool ctl_parse_map(const char *line, struct ctl_map *m);
 bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner);
-bool ctl_on_fuse(unsigned int major, unsigned int minor, const char *pid);
+bool ctl_fs_magic_trusted(unsigned long magic);
+bool ctl_fs_dev_trusted(unsigned int major, unsigned int minor,
+			const char *pid);
+void ctl_fs_forget(void);
+unsigned int ctl_person(unsigned int uid);
+extern const char *ctl_subuid_file;
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_del(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_fail(struct ctl_seen *s, const struct ctl_key *k);
@@ -210,7 +222,7 @@ ssize_t ctl_child_read(const struct ctl_wait *w, int fd, void *buf,
 		       size_t len);
 int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status);
 void ctl_child_keep(int fd, int out, int in);
-int ctl_child_confine(int fd, const char *name);
+int ctl_child_confine(int fd, struct elf_file *f, const char *name);
 
 double ctl_now(void);
 int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl);

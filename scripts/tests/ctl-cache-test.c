@@ -5,8 +5,10 @@
  * from; a file others may write is not cached; a hit is not stored again;
  * another user's entry is not served for root's file (as root only); and
  * a cache directory that is not root's alone is refused; the bounds count
- * blocks on disk and entries; writers' stale temporary files go.  The guest test
- * selftests/sframectl_trust.sh runs the same attacks against the daemon.
+ * blocks on disk and entries; writers' stale temporary files go; an entry
+ * binds the copy that was parsed, not what the file says later.  The
+ * guest test selftests/sframectl_trust.sh runs the same attacks against
+ * the daemon.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -71,6 +73,17 @@ static int cache_test_file(struct cache_test *t, const char *name,
 	return fd;
 }
 
+/* The file open at @fd as the cache sees it, its own copy of itself. */
+static struct ctl_cache_file cache_test_cf(int fd)
+{
+	struct ctl_cache_file f = { .fd = fd, .data_fd = fd };
+	struct stat st;
+
+	if (!fstat(fd, &st))
+		f.data_size = st.st_size;
+	return f;
+}
+
 static void cache_test_init(struct kunit *test, struct cache_test *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -97,7 +110,7 @@ static void cache_test_exit(struct cache_test *t)
 
 static void cache_test_store(struct cache_test *t, int fd)
 {
-	struct ctl_cache_file f = { .fd = fd };
+	struct ctl_cache_file f = cache_test_cf(fd);
 
 	ctl_cache_store(&t->c, &f, t->id, sizeof(t->id), t->sec, t->len,
 			SFU_TEST_VADDR);
@@ -106,7 +119,7 @@ static void cache_test_store(struct cache_test *t, int fd)
 /* Whether the file open at @fd gets the section from the cache. */
 static bool cache_test_hit(struct cache_test *t, int fd)
 {
-	struct ctl_cache_file f = { .fd = fd };
+	struct ctl_cache_file f = cache_test_cf(fd);
 	u64 len, vaddr;
 	u8 *buf;
 
@@ -254,7 +267,7 @@ static void cache_test_lazy_digest(struct kunit *test)
 	cache_test_init(test, &t);
 	a = cache_test_file(&t, "a", "contents of a", CACHE_TEST_MODE);
 	KUNIT_ASSERT_TRUE(test, a >= 0);
-	f = (struct ctl_cache_file){ .fd = a };
+	f = cache_test_cf(a);
 	KUNIT_EXPECT_NE(test, ctl_cache_load(&t.c, &f, t.id, sizeof(t.id),
 					     &buf, &len, &vaddr), 0);
 	KUNIT_EXPECT_TRUE(test, f.checked && f.cacheable);
@@ -282,7 +295,7 @@ static void cache_test_no_store(struct kunit *test)
 	s = cache_test_file(&t, "s", "contents of s", CACHE_TEST_SHARED_MODE);
 	KUNIT_ASSERT_TRUE(test, a >= 0 && s >= 0);
 	cache_test_store(&t, a);
-	f = (struct ctl_cache_file){ .fd = a };
+	f = cache_test_cf(a);
 	KUNIT_EXPECT_EQ(test, ctl_cache_load(&t.c, &f, t.id, sizeof(t.id),
 					     &buf, &len, &vaddr), 0);
 	ctl_cache_store(&t.c, &f, t.id, sizeof(t.id), t.sec, t.len,
@@ -370,7 +383,39 @@ static void cache_test_dir(struct kunit *test)
 	cache_test_exit(&t);
 }
 
+/*
+ * The entry binds the copy of the file that was parsed: a file whose
+ * server answered the copy with one text and says another now (written
+ * here between the two) is stored under the copy's digest, which the
+ * file as it is now does not get, and a file with the copy's text does.
+ */
+static void cache_test_copy(struct kunit *test)
+{
+	static const char parsed[] = "contents parsed", now[] = "contents now!";
+	struct ctl_cache_file f;
+	struct cache_test t;
+	int a, copy, b;
+
+	cache_test_init(test, &t);
+	a = cache_test_file(&t, "a", now, CACHE_TEST_MODE);
+	copy = cache_test_file(&t, "copy", parsed, CACHE_TEST_MODE);
+	b = cache_test_file(&t, "b", parsed, CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, a >= 0 && copy >= 0 && b >= 0);
+	f = cache_test_cf(copy);
+	f.fd = a;
+	ctl_cache_store(&t.c, &f, t.id, sizeof(t.id), t.sec, t.len,
+			SFU_TEST_VADDR);
+	KUNIT_EXPECT_EQ(test, t.c.stores, 1U);
+	KUNIT_EXPECT_FALSE(test, cache_test_hit(&t, a));
+	KUNIT_EXPECT_TRUE(test, cache_test_hit(&t, b));
+	close(a);
+	close(copy);
+	close(b);
+	cache_test_exit(&t);
+}
+
 static struct kunit_case cache_test_cases[] = {
+	KUNIT_CASE(cache_test_copy),
 	KUNIT_CASE(cache_test_contents),
 	KUNIT_CASE(cache_test_lazy_digest),
 	KUNIT_CASE(cache_test_no_store),

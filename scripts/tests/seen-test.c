@@ -3,14 +3,20 @@
  * The daemon's table of handled files (scripts/sframectl-sync.c), on the
  * host: a file is new once, forgotten on request, marked failed until it
  * is forgotten or changes, and the table holds at
- * most CTL_SEEN_MAX files, the oldest forgotten first; and which devices
- * are FUSE (scripts/sframectl-fuse.c): not the root's, but one no mount
- * has.  TAP on stdout.
+ * most CTL_SEEN_MAX files, the oldest forgotten first; and which file
+ * systems sframectl trusts (scripts/sframectl-fs.c): its list, by magic
+ * and by a device's mount, not FUSE, an overlay, /proc or a device no
+ * mount has; and whose a uid is (scripts/sframectl-subid.c).  TAP on
+ * stdout.
  */
+#include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "../sframectl.h"
 
@@ -54,17 +60,66 @@ static bool add_all(struct ctl_seen *s, unsigned int from, unsigned int to)
 	return all;
 }
 
-/* The root's device is known and not FUSE; a device of no mount is. */
-static void fuse_checks(void)
+/*
+ * The root's file system is trusted where it is of the list; /proc, FUSE
+ * and a device no mount has are not.
+ */
+static void fs_checks(void)
 {
 	const unsigned int no_minor = 0xfffff;
+	struct statfs sfs;
 	struct stat st;
 
-	check(!stat("/", &st) &&
-	      !ctl_on_fuse(major(st.st_dev), minor(st.st_dev), "self"),
-	      "the root's device is not FUSE");
-	check(ctl_on_fuse(0, no_minor, "self"),
-	      "a device no mount has counts as FUSE");
+	if (!stat("/", &st) && !statfs("/", &sfs) &&
+	    ctl_fs_magic_trusted(sfs.f_type))
+		check(ctl_fs_dev_trusted(major(st.st_dev), minor(st.st_dev),
+					 "self"),
+		      "the root's device is trusted as its magic is");
+	check(!stat("/proc/self", &st) &&
+	      !ctl_fs_dev_trusted(major(st.st_dev), minor(st.st_dev), "self"),
+	      "/proc's device is not trusted");
+	ctl_fs_forget();
+	check(!ctl_fs_dev_trusted(0, no_minor, "self"),
+	      "a device no mount has is not trusted");
+	check(ctl_fs_magic_trusted(EXT4_SUPER_MAGIC) &&
+	      !ctl_fs_magic_trusted(FUSE_SUPER_MAGIC) &&
+	      !ctl_fs_magic_trusted(OVERLAYFS_SUPER_MAGIC),
+	      "ext4 is trusted, FUSE and overlay are not");
+}
+
+/*
+ * Subordinate uids count as the user they were given to, by name or
+ * number; a range of a name no one has, and uids of no range, as
+ * themselves; a changed file is read again.
+ */
+static void subid_checks(void)
+{
+	char path[] = "/tmp/seen-test-subuid.XXXXXX";
+	FILE *f;
+	int fd = mkstemp(path);
+
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		check(false, "a subuid file");
+		return;
+	}
+	fprintf(f, "root:100000:65536\n1000:200000:65536\n"
+		   "no-such-user-here:300000:10\n");
+	fclose(f);
+	ctl_subuid_file = path;
+	check(ctl_person(100005) == 0 && ctl_person(265535) == 1000,
+	      "subordinate uids count as their user, by name or number");
+	check(ctl_person(300001) == 300001 && ctl_person(265536) == 265536 &&
+	      ctl_person(1000) == 1000,
+	      "other uids count as themselves");
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "1000:100000:10\n");
+		fclose(f);
+	}
+	check(ctl_person(100005) == 1000 && ctl_person(200000) == 200000,
+	      "a changed file is read again");
+	unlink(path);
 }
 
 int main(void)
@@ -97,7 +152,8 @@ int main(void)
 	      "the newest are handled still");
 	check(add_all(&s, 0, 1), "the oldest was forgotten");
 	ctl_seen_free(&s);
-	fuse_checks();
+	fs_checks();
+	subid_checks();
 	printf("1..%u\n# seen-test: %u passed, %u failed\n", tests,
 	       tests - failed, failed);
 	return failed ? 1 : 0;
