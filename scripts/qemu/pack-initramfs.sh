@@ -161,6 +161,7 @@ esac
 [ "$arch" = s390x ] && guest_module virtio_console
 guest_module zram		# swap, for perf_callchain.sh's paged-out stack
 guest_module fuse		# a user's file system, sframectl_daemon_trust.sh
+guest_module overlay		# over FUSE, sframectl_overlay.sh
 if [ -n "$hostfs" ]; then
 	guest_module virtio_pci		# a module on 6.1, built in on 6.12
 	guest_module 9p

@@ -23,6 +23,13 @@
  * reading either.  It prints "wedged" when both are under way; only the
  * server's end (SECONDS, or a kill) frees it.  registry_scan_wedge.sh
  * runs it.
+ *
+ * sfu_fuse DIR FILE UID SECONDS twoface FILE2: a file that says it is
+ * root's and answers everyone, with FILE's contents until a read reaches
+ * its end, and FILE2's (of the same size) from then on, every read going
+ * to the server (direct I/O): what a user's server does to a reader that
+ * reads a file twice, once to parse it and once to digest it.  No child
+ * maps it.  sframectl_overlay.sh runs it under an overlay.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -31,6 +38,7 @@
 #include <limits.h>
 #include <linux/fuse.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +57,7 @@
 #define FUSE_NAME		"lib.so"
 #define FUSE_VALID_S		3600	/* how long the kernel may cache */
 #define FUSE_BUF_SIZE		(1 << 20)
+#define FUSE_BLOCK		4096
 #define FUSE_MODE_FILE		(S_IFREG | 0755)
 #define FUSE_MODE_DIR		(S_IFDIR | 0755)
 #define FUSE_OPTS_MAX		160
@@ -64,6 +73,9 @@ static size_t file_len;		/* data_len, or with the wedge's tail */
 static size_t wedge_at;		/* the page never answered, if a wedge */
 static unsigned int owner;
 static unsigned int stalled;
+/* Twoface: the contents after the first whole read, and its owner. */
+static unsigned char *data2;
+static bool twoface;
 
 static int reply(int fd, const struct fuse_in_header *in, int error,
 		 const void *arg, size_t len)
@@ -102,9 +114,9 @@ static void fill_attr(struct fuse_attr *a, unsigned long long node)
 	a->size = node == FUSE_FILE ? file_len : 0;
 	a->blocks = (a->size + 511) / 512;
 	a->nlink = node == FUSE_FILE ? 1 : 2;
-	a->uid = owner;
-	a->gid = owner;
-	a->blksize = 4096;
+	a->uid = twoface ? 0 : owner;
+	a->gid = twoface ? 0 : owner;
+	a->blksize = FUSE_BLOCK;
 }
 
 static int do_init(int fd, const struct fuse_in_header *in, const void *arg)
@@ -171,7 +183,12 @@ static int do_read(int fd, const struct fuse_in_header *in, const void *arg)
 		len = data_len - r->offset;
 		if (len > r->size)
 			len = r->size;
-		return reply(fd, in, 0, data + r->offset, len);
+		ret = reply(fd, in, 0, data + r->offset, len);
+		if (twoface && r->offset + len == data_len && data != data2) {
+			fprintf(stderr, "sfu_fuse: read to the end, second face from now\n");
+			data = data2;
+		}
+		return ret;
 	}
 	if (r->offset < file_len) {
 		len = file_len - r->offset;
@@ -192,6 +209,11 @@ static int serve_one(int fd, unsigned char *buf)
 	const struct fuse_in_header *in = (const void *)buf;
 	const void *arg = buf + sizeof(*in);
 	struct fuse_open_out o = { .fh = 1 };
+	/* What an overlay asks its layer for, for its own statfs(). */
+	struct fuse_statfs_out sfs = {
+		.st = { .bsize = FUSE_BLOCK, .frsize = FUSE_BLOCK,
+			.namelen = NAME_MAX },
+	};
 	ssize_t n = read(fd, buf, FUSE_BUF_SIZE);
 
 	if (n < 0)
@@ -203,7 +225,7 @@ static int serve_one(int fd, unsigned char *buf)
 	if (in->opcode == FUSE_FORGET || in->opcode == FUSE_BATCH_FORGET ||
 	    in->opcode == FUSE_INTERRUPT)
 		return 0;
-	if (in->uid == 0) {
+	if (in->uid == 0 && !twoface) {
 		fprintf(stderr, "sfu_fuse: stalled request %u of root (pid %u), %u so far\n",
 			in->opcode, in->pid, ++stalled);
 		return 0;
@@ -214,10 +236,15 @@ static int serve_one(int fd, unsigned char *buf)
 	case FUSE_GETATTR:
 		return do_getattr(fd, in);
 	case FUSE_OPEN:
+		if (twoface)
+			o.open_flags = FOPEN_DIRECT_IO;
+		return reply(fd, in, 0, &o, sizeof(o));
 	case FUSE_OPENDIR:
 		return reply(fd, in, 0, &o, sizeof(o));
 	case FUSE_READ:
 		return do_read(fd, in, arg);
+	case FUSE_STATFS:
+		return reply(fd, in, 0, &sfs, sizeof(sfs));
 	case FUSE_FLUSH:
 	case FUSE_RELEASE:
 	case FUSE_RELEASEDIR:
@@ -228,20 +255,20 @@ static int serve_one(int fd, unsigned char *buf)
 	}
 }
 
-/* Read FILE, the file's contents. */
-static int load(const char *path)
+/* Read @path, of @len bytes if @len is not 0, into @buf; its size. */
+static size_t load(const char *path, unsigned char **buf, size_t len)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st))
-		return -1;
-	data_len = st.st_size;
-	data = malloc(data_len);
-	if (!data || read(fd, data, data_len) != (ssize_t)data_len)
-		return -1;
+	if (fd < 0 || fstat(fd, &st) || !st.st_size ||
+	    (len && (size_t)st.st_size != len))
+		return 0;
+	*buf = malloc(st.st_size);
+	if (!*buf || read(fd, *buf, st.st_size) != st.st_size)
+		return 0;
 	close(fd);
-	return 0;
+	return st.st_size;
 }
 
 /* The user's program: map DIR/lib.so's text executable and wait. */
@@ -335,14 +362,17 @@ int main(int argc, char **argv)
 	time_t end;
 	int fd;
 
-	if (argc != 5 && (argc != 6 || strcmp(argv[5], "wedge"))) {
-		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS [wedge]\n");
+	twoface = argc == 7 && !strcmp(argv[5], "twoface");
+	if (argc != 5 && !twoface && (argc != 6 || strcmp(argv[5], "wedge"))) {
+		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS [wedge | twoface FILE2]\n");
 		return 2;
 	}
 	owner = atoi(argv[3]);
 	buf = malloc(FUSE_BUF_SIZE);
 	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (!buf || fd < 0 || load(argv[2])) {
+	data_len = load(argv[2], &data, 0);
+	if (!buf || fd < 0 || !data_len ||
+	    (twoface && !load(argv[6], &data2, data_len))) {
 		perror("sfu_fuse");
 		return 1;
 	}
@@ -361,7 +391,7 @@ int main(int argc, char **argv)
 		perror("sfu_fuse: mount");
 		return 1;
 	}
-	if (!fork()) {
+	if (!twoface && !fork()) {
 		close(fd);	/* the server's alone: its end ends the mount */
 		if (wedge_at)
 			wedge(argv[1], atoi(argv[4]));
