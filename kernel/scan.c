@@ -10,16 +10,24 @@
  * for as long as they like (a fault on a FUSE file whose server does not
  * answer, with a writer queued behind it).  So a scan only try-locks an
  * mm, comes back once to those it found taken, and leaves any still taken
- * to their next mapping (counted as scan_contended).  A sidecar's scan
- * still looks at every process: the file's i_mmap tree would name the mms
- * that map it, but its iterators are not exported to modules.
+ * to their next mapping (counted as scan_contended); the load scan leaves
+ * files on FUSE to their next mapping too.  A sidecar's scan looks only
+ * at the processes whose mm maps the file executable: the mms are read
+ * from the file's i_mmap tree (walked whole with rb_next(), as the
+ * interval tree's iterators are not exported to modules), and tasks are
+ * matched to them by pointer, which is never followed.
  */
+#include <linux/bsearch.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/rbtree.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "mapping.h"
 #include "scan.h"
@@ -30,13 +38,21 @@
 /* How long a scan lets a taken mmap lock be before it tries once more. */
 #define SFU_SCAN_RETRY_MS	20
 
-/* Is @vma an executable mapping of @inode (of any file if NULL)? */
+/*
+ * Is @vma an executable mapping of @inode, or of any file but one on FUSE
+ * if NULL?  Registering a mapping reads its file's headers, and a user's
+ * FUSE server may never answer: the load scan, in insmod, leaves such
+ * files to their next mapping.  A sidecar's scan reads the file its
+ * ADD_FILE just named, in the caller's own time.
+ */
 static bool sfu_scan_wants(const struct vm_area_struct *vma,
 			   const struct inode *inode)
 {
 	if (!vma->vm_file || !(vma->vm_flags & VM_EXEC))
 		return false;
-	return !inode || file_inode(vma->vm_file) == inode;
+	if (inode)
+		return file_inode(vma->vm_file) == inode;
+	return file_inode(vma->vm_file)->i_sb->s_magic != FUSE_SUPER_MAGIC;
 }
 
 /**
@@ -96,7 +112,76 @@ static int sfu_scan_mm(struct mm_struct *mm, struct task_struct *owner,
 struct sfu_scan_set {
 	struct task_struct **tasks;
 	unsigned int nr;
+	/*
+	 * Only the processes of these mms (sorted; NULL: every process):
+	 * names, not references, compared and never followed.
+	 */
+	const struct mm_struct **mms;
+	unsigned int nr_mms;
 };
+
+static int sfu_scan_cmp_mm(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const struct mm_struct * const *)a;
+	uintptr_t y = (uintptr_t)*(const struct mm_struct * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Does @set scan the process @p? */
+static bool sfu_scan_takes(const struct sfu_scan_set *set,
+			   struct task_struct *p)
+{
+	const struct mm_struct *mm = READ_ONCE(p->mm);
+
+	if (p->flags & PF_KTHREAD)
+		return false;
+	return !set->mms || bsearch(&mm, set->mms, set->nr_mms,
+				    sizeof(*set->mms), sfu_scan_cmp_mm);
+}
+
+/* The executable mappings of @mapping, up to @room of them: their mms. */
+static unsigned int sfu_scan_read_mms(struct address_space *mapping,
+				      const struct mm_struct **mms,
+				      unsigned int room)
+{
+	struct vm_area_struct *vma;
+	struct rb_node *node;
+	unsigned int n = 0;
+
+	i_mmap_lock_read(mapping);
+	for (node = rb_first_cached(&mapping->i_mmap); node;
+	     node = rb_next(node)) {
+		vma = rb_entry(node, struct vm_area_struct, shared.rb);
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		if (n < room && mms)
+			mms[n] = vma->vm_mm;
+		n++;
+	}
+	i_mmap_unlock_read(mapping);
+	return n;
+}
+
+/*
+ * The mms that map @inode executable, into @set: counted first, then read
+ * into an array of that size (nothing is allocated under the i_mmap lock,
+ * which reclaim takes); mappings made meanwhile have the mmap hook.
+ */
+static int sfu_scan_file_mms(struct sfu_scan_set *set,
+			     const struct inode *inode)
+{
+	unsigned int room = sfu_scan_read_mms(inode->i_mapping, NULL, 0);
+
+	set->mms = kvmalloc_array(max(room, 1U), sizeof(*set->mms),
+				  GFP_KERNEL | __GFP_NOWARN);
+	if (!set->mms)
+		return -ENOMEM;
+	set->nr_mms = min(room, sfu_scan_read_mms(inode->i_mapping, set->mms,
+						  room));
+	sort(set->mms, set->nr_mms, sizeof(*set->mms), sfu_scan_cmp_mm, NULL);
+	return 0;
+}
 
 static int sfu_scan_collect(struct sfu_scan_set *set)
 {
@@ -105,10 +190,10 @@ static int sfu_scan_collect(struct sfu_scan_set *set)
 
 	rcu_read_lock();
 	for_each_process(p)
-		cap++;
+		cap += sfu_scan_takes(set, p);
 	rcu_read_unlock();
 	set->nr = 0;
-	set->tasks = kvmalloc_array(cap, sizeof(*set->tasks),
+	set->tasks = kvmalloc_array(max(cap, 1U), sizeof(*set->tasks),
 				    GFP_KERNEL | __GFP_NOWARN);
 	if (!set->tasks)
 		return -ENOMEM;
@@ -116,7 +201,7 @@ static int sfu_scan_collect(struct sfu_scan_set *set)
 	for_each_process(p) {
 		if (set->nr == cap)
 			break;
-		if (p->flags & PF_KTHREAD)
+		if (!sfu_scan_takes(set, p))
 			continue;
 		get_task_struct(p);
 		set->tasks[set->nr++] = p;
@@ -154,11 +239,13 @@ static void sfu_scan_pass(struct sfu_scan_set *set, const struct inode *inode)
 /* Scan every process's mappings (of @inode only, if not NULL). */
 static void sfu_scan_processes(const struct inode *inode)
 {
-	struct sfu_scan_set set;
+	struct sfu_scan_set set = { };
 	unsigned int i;
 
-	if (sfu_scan_collect(&set))
+	if (inode && sfu_scan_file_mms(&set, inode))
 		return;
+	if ((inode && !set.nr_mms) || sfu_scan_collect(&set))
+		goto free_mms;
 	sfu_scan_pass(&set, inode);
 	if (set.nr && !fatal_signal_pending(current)) {
 		msleep_interruptible(SFU_SCAN_RETRY_MS);
@@ -169,6 +256,8 @@ static void sfu_scan_processes(const struct inode *inode)
 		put_task_struct(set.tasks[i]);
 	}
 	kvfree(set.tasks);
+free_mms:
+	kvfree(set.mms);
 }
 
 /**
