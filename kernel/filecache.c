@@ -37,6 +37,7 @@
 #include "elf.h"
 #include "filecache.h"
 #include "mem.h"
+#include "quota.h"
 #include "registry.h"
 
 #define SFU_FCACHE_HASH_BITS	6
@@ -57,6 +58,7 @@ struct sfu_fcache {
 	unsigned int phnum;
 	struct sfu_section sec;
 	size_t bytes;			/* sfu_mem_charge_cache()d */
+	struct sfu_user *user;		/* the file's owner, who pays too */
 };
 
 static DEFINE_HASHTABLE(sfu_fcaches, SFU_FCACHE_HASH_BITS);
@@ -95,14 +97,22 @@ bool sfu_fcache_enabled(void)
 	return READ_ONCE(sfu_fcache_max);
 }
 
+/* Give back what sfu_fcache_charge() counted, and free @fc's own. */
+static void sfu_fcache_free(struct sfu_fcache *fc)
+{
+	sfu_user_uncharge_file(fc->user, fc->bytes);
+	sfu_user_put(fc->user);
+	sfu_mem_uncharge_cache(fc->bytes);
+	kfree(fc->ph);
+	kfree(fc);
+}
+
 static void sfu_fcache_free_rcu(struct rcu_head *rcu)
 {
 	struct sfu_fcache *fc = container_of(rcu, struct sfu_fcache, rcu);
 
 	sfu_section_destroy(&fc->sec);
-	sfu_mem_uncharge_cache(fc->bytes);
-	kfree(fc->ph);
-	kfree(fc);
+	sfu_fcache_free(fc);
 }
 
 /*
@@ -297,6 +307,28 @@ const Elf64_Phdr *sfu_fcache_phdrs(const struct sfu_fcache *fc,
 	return fc->ph;
 }
 
+/* Count @bytes for @fc: in the pool, and to @inode's owner. */
+static int sfu_fcache_charge(struct sfu_fcache *fc, const struct inode *inode,
+			     size_t bytes)
+{
+	struct sfu_user *u = sfu_file_user(inode);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	if (sfu_mem_charge_cache(bytes))
+		goto put_user;
+	if (sfu_user_charge_file(u, bytes))
+		goto uncharge_cache;
+	fc->user = u;
+	return 0;
+
+uncharge_cache:
+	sfu_mem_uncharge_cache(bytes);
+put_user:
+	sfu_user_put(u);
+	return -EDQUOT;
+}
+
 /* An entry for @file, @ph, @sec, counted but not yet in the cache. */
 static struct sfu_fcache *sfu_fcache_new(struct file *file,
 					 const Elf64_Phdr *ph,
@@ -313,7 +345,7 @@ static struct sfu_fcache *sfu_fcache_new(struct file *file,
 		return NULL;
 	fc->ph = kmemdup(ph, phnum * sizeof(*ph), GFP_KERNEL_ACCOUNT);
 	if (!fc->ph || sfu_file_stamp(file, &fc->stamp) ||
-	    sfu_mem_charge_cache(bytes))
+	    sfu_fcache_charge(fc, inode, bytes))
 		goto free_fc;
 	sfu_owner_init(&fc->owner, sfu_fcache_release);
 	/* New, so not the first to go at the next trim. */
@@ -363,9 +395,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
 		/* Indexed twice at once: keep the first, give @sec back. */
 		mutex_unlock(&sfu_fcache_lock);
-		sfu_mem_uncharge_cache(fc->bytes);
-		kfree(fc->ph);
-		kfree(fc);	/* never published */
+		sfu_fcache_free(fc);	/* never published */
 		return NULL;
 	}
 	if (old)

@@ -27,6 +27,7 @@
 #include "firstmap.h"
 #include "mapping.h"
 #include "mem.h"
+#include "quota.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -144,10 +145,20 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 	}
 	if (sfu_region_from_new_cache(r, file, elf, s, bytes, bias))
 		goto free_bytes;
+	/* An index of the region's own: its file's owner pays for it. */
+	r->file_user = sfu_file_user(file_inode(file));
+	if (IS_ERR(r->file_user)) {
+		ret = PTR_ERR(r->file_user);
+		r->file_user = NULL;
+		goto free_bytes;
+	}
 	ret = sfu_region_init_section(r, bytes, s->p_filesz,
 				      bias + s->p_vaddr,
 				      SFU_SEC_USER | SFU_SEC_TABLE);
-	if (ret)
+	if (ret == -EDQUOT)
+		sfu_refuse_file(file, "max_total_bytes or its owner's share",
+				s->p_filesz, ret);
+	else if (ret)
 		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
 				r->sec.diag.off, ret);
 free_bytes:

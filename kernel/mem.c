@@ -75,11 +75,21 @@ long sfu_mem_share(unsigned int percent)
 			 SFU_PERCENT);
 }
 
+/**
+ * sfu_mem_share_rest() - max_total_bytes less a part of it
+ * @percent: the part kept, 0 to 100 (more counts as 100)
+ *
+ * Return: the rest, in bytes.
+ */
+long sfu_mem_share_rest(unsigned int percent)
+{
+	return sfu_mem_limit() - sfu_mem_share(percent);
+}
+
 /* Max_total_bytes less the reserve for files: the bound of JIT charges. */
 static long sfu_jit_pool_limit(void)
 {
-	return sfu_mem_limit() -
-	       sfu_mem_share(READ_ONCE(sfu_file_reserve_percent));
+	return sfu_mem_share_rest(READ_ONCE(sfu_file_reserve_percent));
 }
 
 /**

@@ -12,6 +12,7 @@
 extern const struct kernel_param_ops sfu_mem_percent_ops;
 
 long sfu_mem_share(unsigned int percent);
+long sfu_mem_share_rest(unsigned int percent);
 int sfu_mem_charge(size_t bytes);
 int sfu_mem_charge_jit(size_t bytes);
 void sfu_mem_count(size_t bytes);

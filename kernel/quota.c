@@ -1,24 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Each user's share of the memory pool for JIT sections.
+ * Each user's share of the memory pool.
  *
- * max_total_bytes bounds everything the module keeps (mem.c).  JIT
- * sections are registered by any process through the device, so one user
- * could take the whole pool and leave none for the ELF regions and
- * sidecars of everyone else.  So a JIT registration is charged to the
- * user (the real uid of the caller) and refused beyond jit_user_percent of
- * the pool, and beyond what leaves file_reserve_percent of it to files.
+ * max_total_bytes bounds everything the module keeps (mem.c).  Any user
+ * can make the module keep memory: JIT sections registered through the
+ * device, and the indexes of files they map (their own SFrame, or a
+ * sidecar the daemon registers for them).  So that one user cannot take
+ * the whole pool and leave none for everyone else, both are charged to a
+ * user's account besides the pool:
  *
- * A user's account lives while one of its JIT regions (or a registration
- * in progress) holds a reference; regions drop theirs when they are freed,
- * after an RCU grace period, in softirq context.
+ * - a JIT registration to the user registering it (the real uid of the
+ *   caller), refused beyond jit_user_percent of the pool, and beyond what
+ *   leaves file_reserve_percent of it to files;
+ * - a file's index (file cache entry, a region's own copy) or sidecar to
+ *   the file's owner, refused beyond file_user_percent of the pool, and
+ *   beyond what leaves root_reserve_percent of it to root's files: the
+ *   system's programs and libraries, which have no share to run out of.
+ *   A file on FUSE that says root owns it is charged to the overflow uid,
+ *   as its server may say anything.
+ *
+ * A user's account lives while something it pays for (or a registration
+ * in progress) holds a reference; what is paid for drops its reference
+ * when it is freed, after an RCU grace period, in softirq context.
  */
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/magic.h>
 #include <linux/moduleparam.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 
 #include "mem.h"
 #include "quota.h"
@@ -26,34 +39,44 @@
 
 #define SFU_USERS_HASH_BITS		6
 #define SFU_DEF_JIT_USER_PERCENT	10
+#define SFU_DEF_FILE_USER_PERCENT	25
+#define SFU_DEF_ROOT_RESERVE_PERCENT	25
 
-/* A user's JIT memory. */
+/* A user's memory: JIT sections, and indexes of the files it owns. */
 struct sfu_user {
 	struct hlist_node node;		/* sfu_users, under sfu_users_lock */
 	kuid_t uid;
 	refcount_t ref;
-	atomic_long_t bytes;
+	atomic_long_t bytes;		/* JIT */
+	atomic_long_t file_bytes;
 };
 
 static DEFINE_HASHTABLE(sfu_users, SFU_USERS_HASH_BITS);
 /* Guards sfu_users; taken with interrupts off (RCU callbacks put). */
 static DEFINE_SPINLOCK(sfu_users_lock);
+/* What the files of all users but root hold. */
+static atomic_long_t sfu_users_file_bytes;
 
 static unsigned int sfu_jit_user_percent = SFU_DEF_JIT_USER_PERCENT;
+static unsigned int sfu_file_user_percent = SFU_DEF_FILE_USER_PERCENT;
+static unsigned int sfu_root_reserve_percent = SFU_DEF_ROOT_RESERVE_PERCENT;
 
 module_param_cb(jit_user_percent, &sfu_mem_percent_ops,
 		&sfu_jit_user_percent, 0644);
 MODULE_PARM_DESC(jit_user_percent,
 		 "Most of max_total_bytes the JIT sections of one user may hold, in percent (default 10)");
+module_param_cb(file_user_percent, &sfu_mem_percent_ops,
+		&sfu_file_user_percent, 0644);
+MODULE_PARM_DESC(file_user_percent,
+		 "Most of max_total_bytes the indexes and sidecars of one user's files may hold, root's aside, in percent (default 25)");
+module_param_cb(root_reserve_percent, &sfu_mem_percent_ops,
+		&sfu_root_reserve_percent, 0644);
+MODULE_PARM_DESC(root_reserve_percent,
+		 "Part of max_total_bytes the files of users other than root may not take together, in percent (default 25)");
 
-/**
- * sfu_user_get() - the JIT account of the calling task's user
- *
- * Return: a reference (sfu_user_put() drops it), or NULL without memory.
- */
-struct sfu_user *sfu_user_get(void)
+/* The account of @uid, with a reference; NULL without memory. */
+static struct sfu_user *sfu_user_of(kuid_t uid)
 {
-	kuid_t uid = current_uid();
 	struct sfu_user *u, *new = NULL;
 	unsigned long flags;
 
@@ -81,6 +104,38 @@ unlock:
 }
 
 /**
+ * sfu_user_get() - the account of the calling task's user
+ *
+ * Return: a reference (sfu_user_put() drops it), or NULL without memory.
+ */
+struct sfu_user *sfu_user_get(void)
+{
+	return sfu_user_of(current_uid());
+}
+
+/**
+ * sfu_file_user() - the account that pays for a file's index or sidecar
+ * @inode: the file
+ *
+ * Return: NULL for a file of root's (no share: only max_total_bytes
+ * bounds it), a reference to its owner's account (sfu_user_put() drops
+ * it), or ERR_PTR(-ENOMEM).
+ */
+struct sfu_user *sfu_file_user(const struct inode *inode)
+{
+	kuid_t uid = inode->i_uid;
+	struct sfu_user *u;
+
+	if (uid_eq(uid, GLOBAL_ROOT_UID)) {
+		if (inode->i_sb->s_magic != FUSE_SUPER_MAGIC)
+			return NULL;
+		uid = make_kuid(&init_user_ns, overflowuid);
+	}
+	u = sfu_user_of(uid);
+	return u ?: ERR_PTR(-ENOMEM);
+}
+
+/**
  * sfu_user_hold() - another reference to @u
  * @u: an account the caller holds a reference to
  *
@@ -105,7 +160,8 @@ void sfu_user_put(struct sfu_user *u)
 		return;
 	hash_del(&u->node);
 	spin_unlock_irqrestore(&sfu_users_lock, flags);
-	WARN_ON_ONCE(atomic_long_read(&u->bytes));
+	WARN_ON_ONCE(atomic_long_read(&u->bytes) ||
+		     atomic_long_read(&u->file_bytes));
 	kfree(u);
 }
 
@@ -139,6 +195,45 @@ int sfu_user_charge(struct sfu_user *u, size_t bytes)
 	    sfu_mem_share(READ_ONCE(sfu_jit_user_percent))) {
 		sfu_user_uncharge(u, bytes);
 		sfu_stat_inc(SFU_STAT_REFUSED_USER_JIT);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/**
+ * sfu_user_uncharge_file() - give back what sfu_user_charge_file() counted
+ * @u: the same account (NULL: root's)
+ * @bytes: the same number
+ */
+void sfu_user_uncharge_file(struct sfu_user *u, size_t bytes)
+{
+	if (!u)
+		return;
+	atomic_long_sub(bytes, &u->file_bytes);
+	atomic_long_sub(bytes, &sfu_users_file_bytes);
+}
+
+/**
+ * sfu_user_charge_file() - count a file's index or sidecar against its owner
+ * @u: the owner's account, from sfu_file_user() (NULL: root's)
+ * @bytes: what it holds, charged to the pool by the caller as well
+ *
+ * Return: 0, or -EDQUOT (nothing counted, refused_user_files) over the
+ * owner's share or where the files of users other than root would eat
+ * into the reserve for root's.
+ */
+int sfu_user_charge_file(struct sfu_user *u, size_t bytes)
+{
+	long all, limit;
+
+	if (!u)
+		return 0;
+	limit = sfu_mem_share_rest(READ_ONCE(sfu_root_reserve_percent));
+	all = atomic_long_add_return(bytes, &sfu_users_file_bytes);
+	if (atomic_long_add_return(bytes, &u->file_bytes) >
+	    sfu_mem_share(READ_ONCE(sfu_file_user_percent)) || all > limit) {
+		sfu_user_uncharge_file(u, bytes);
+		sfu_stat_inc(SFU_STAT_REFUSED_USER_FILES);
 		return -EDQUOT;
 	}
 	return 0;

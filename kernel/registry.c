@@ -143,11 +143,25 @@ struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u)
 	return r;
 }
 
-/* Count @bytes more for @r: to its user for a JIT region. */
+/*
+ * Count @bytes more for @r: to its user for a JIT region, to the pool
+ * and its file's owner for a file region.
+ */
 static int sfu_region_charge(struct sfu_region *r, size_t bytes)
 {
-	return r->user ? sfu_user_charge(r->user, bytes) :
-			 sfu_mem_charge(bytes);
+	int ret;
+
+	if (r->user)
+		return sfu_user_charge(r->user, bytes);
+	ret = sfu_mem_charge(bytes);
+	if (ret || !r->file_user)
+		return ret;
+	ret = sfu_user_charge_file(r->file_user, bytes);
+	if (ret)
+		sfu_mem_uncharge(bytes);
+	else
+		r->file_bytes += bytes;
+	return ret;
 }
 
 static void sfu_region_free_rcu(struct rcu_head *rcu)
@@ -159,6 +173,8 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 		sfu_user_put(r->user);
 	} else {
 		sfu_mem_uncharge(r->bytes);
+		sfu_user_uncharge_file(r->file_user, r->file_bytes);
+		sfu_user_put(r->file_user);
 	}
 	if (!r->sec_borrowed)
 		sfu_section_destroy(&r->sec);

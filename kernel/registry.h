@@ -71,6 +71,12 @@ struct sfu_region {
 	 */
 	struct sfu_owner *owner;
 	struct sfu_user *user;		/* a JIT region's payer, or NULL */
+	/*
+	 * The owner of a file region's file, who pays for an index of the
+	 * region's own too (@file_bytes of it); NULL: root's, or none.
+	 */
+	struct sfu_user *file_user;
+	size_t file_bytes;
 	/* The mapped file, or NULL (JIT); only for holders of @ref. */
 	struct file *file;
 	dev_t dev;

@@ -23,6 +23,7 @@
 
 #include "elf.h"
 #include "mem.h"
+#include "quota.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -101,6 +102,11 @@ static int sfu_blob_index(struct sfu_blob *blob)
 		blob->sec_bytes = sfu_section_bytes(&blob->sec);
 		ret = sfu_mem_charge(blob->sec_bytes);
 	}
+	if (!ret) {
+		ret = sfu_user_charge_file(blob->user, blob->sec_bytes);
+		if (ret)
+			sfu_mem_uncharge(blob->sec_bytes);
+	}
 	if (ret) {
 		sfu_section_destroy(&blob->sec);
 		return ret;
@@ -118,7 +124,41 @@ static void sfu_blob_unindex(struct sfu_blob *blob)
 		return;
 	sfu_section_destroy(&blob->sec);
 	sfu_mem_uncharge(blob->sec_bytes);
+	sfu_user_uncharge_file(blob->user, blob->sec_bytes);
 	blob->indexed = false;
+}
+
+/*
+ * Count @blob itself and its watch: in the pool and to @inode's owner,
+ * so that a user's sidecars take that user's share, however many.
+ */
+static int sfu_blob_charge(struct sfu_blob *blob, const struct inode *inode)
+{
+	size_t bytes = sizeof(*blob) + sfu_watch_bytes();
+	struct sfu_user *u = sfu_file_user(inode);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	if (sfu_mem_charge(bytes))
+		goto put_user;
+	if (sfu_user_charge_file(u, bytes))
+		goto uncharge_pool;
+	blob->user = u;
+	blob->own_bytes = bytes;
+	return 0;
+
+uncharge_pool:
+	sfu_mem_uncharge(bytes);
+put_user:
+	sfu_user_put(u);
+	return -EDQUOT;
+}
+
+static void sfu_blob_uncharge(struct sfu_blob *blob)
+{
+	sfu_user_uncharge_file(blob->user, blob->own_bytes);
+	sfu_mem_uncharge(blob->own_bytes);
+	sfu_user_put(blob->user);
 }
 
 static void sfu_blob_release(struct kref *ref)
@@ -130,6 +170,7 @@ static void sfu_blob_release(struct kref *ref)
 		sfu_blob_put(blob->same);
 	else if (blob->data)
 		sfu_mem_free(blob->data, blob->len);
+	sfu_blob_uncharge(blob);
 	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
 }
 
@@ -262,6 +303,9 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		goto free_phdrs;
 	}
 	sfu_owner_init(&blob->owner, sfu_blob_release);
+	ret = sfu_blob_charge(blob, inode);
+	if (ret)
+		goto put_blob;
 	blob->dev = inode->i_sb->s_dev;
 	blob->ino = inode->i_ino;
 	blob->link_vaddr = arg->sframe_vaddr;

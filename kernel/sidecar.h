@@ -51,6 +51,12 @@ struct sfu_blob {
 	bool indexed;
 	/* The watch on its file (watch.c) while in the table, or NULL. */
 	struct sfu_watch *watch;
+	/*
+	 * The file's owner, who pays for the sidecar (NULL: root's), and
+	 * what the sidecar and its watch take besides the table.
+	 */
+	struct sfu_user *user;
+	size_t own_bytes;
 };
 
 static inline void sfu_blob_put(struct sfu_blob *blob)

@@ -58,6 +58,7 @@ static const char *const sfu_stat_names[SFU_STAT_NR] = {
 	[SFU_STAT_KERNEL_DEFERRED_WALKS] = "kernel_deferred_walks",
 	[SFU_STAT_REFUSED_USER_JIT]	= "refused_user_jit",
 	[SFU_STAT_REFUSED_JIT_RESERVE]	= "refused_jit_reserve",
+	[SFU_STAT_REFUSED_USER_FILES]	= "refused_user_files",
 	[SFU_STAT_SIDECARS_GONE]	= "sidecars_gone",
 	[SFU_STAT_FIRST_MAP_WAITS]	= "first_map_waits",
 	[SFU_STAT_FIRST_MAP_ANSWERED]	= "first_map_answered",

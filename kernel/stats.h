@@ -43,6 +43,7 @@ enum sfu_stat {
 	SFU_STAT_KERNEL_DEFERRED_WALKS,	/* unwind_user() walks (6.17+) */
 	SFU_STAT_REFUSED_USER_JIT,	/* over a user's JIT share */
 	SFU_STAT_REFUSED_JIT_RESERVE,	/* JIT into the reserve for files */
+	SFU_STAT_REFUSED_USER_FILES,	/* over a file owner's share */
 	SFU_STAT_SIDECARS_GONE,		/* dropped as their files went */
 	SFU_STAT_FIRST_MAP_WAITS,	/* mappings held for the daemon */
 	SFU_STAT_FIRST_MAP_ANSWERED,	/* ... that got their sidecar */

@@ -147,6 +147,16 @@ struct sfu_watch *sfu_watch_start(struct inode *inode, struct sfu_owner *owner,
 }
 
 /**
+ * sfu_watch_bytes() - the memory a watch takes, for its owner to count
+ *
+ * Return: bytes.
+ */
+size_t sfu_watch_bytes(void)
+{
+	return sizeof(struct sfu_watch);
+}
+
+/**
  * sfu_watch_stop() - end a watch (NULL: none)
  * @w: the watch
  *

@@ -7,6 +7,8 @@
 #ifndef _SFU_WATCH_H
 #define _SFU_WATCH_H
 
+#include <linux/types.h>
+
 struct inode;
 struct sfu_owner;
 struct sfu_watch;
@@ -19,5 +21,6 @@ void sfu_watch_exit(void);
 struct sfu_watch *sfu_watch_start(struct inode *inode, struct sfu_owner *owner,
 				  sfu_watch_gone_t gone);
 void sfu_watch_stop(struct sfu_watch *w);
+size_t sfu_watch_bytes(void);
 
 #endif /* _SFU_WATCH_H */
