@@ -6,10 +6,9 @@
 # about 80 KiB), each a file whose index the module keeps apart.  The
 # pool is made small for the test: what is used now and room for eight
 # copies.  Then:
-#   share   uid 1000 maps sixteen copies (sfu_mapx, in the chroot /host
-#           as uid 1000): those past its share of the pool
-#           (file_user_percent) are refused, counted in
-#           refused_user_files
+#   share   uid 1000 maps sixteen copies (sfu_mapx -u 1000): those past
+#           its share of the pool (file_user_percent) are refused,
+#           counted in refused_user_files
 #   root    a copy of root's is registered beside them: the user's files
 #           could not fill the pool (without the share they did, and
 #           root's copy was refused for max_total_bytes)
@@ -18,12 +17,11 @@
 
 # shellcheck source=selftests/registry/lib.sh
 . /selftests/registry_lib.sh
-# shellcheck source=selftests/perf/lib.sh
-. /selftests/perf/lib.sh	# user_uid
 
 out=/tmp/registry_user_share
-base=/tmp/sfu-share			# in the chroot
+base=/tmp/sfu-share
 param=/sys/module/sframe_unwind/parameters
+user=1000
 room=8
 copies=16
 
@@ -32,15 +30,13 @@ pool_used() {
 	echo $(($(stat_of memory_bytes) + $(stat_of file_cache_bytes)))
 }
 
-# user_maps OUT N FILE...: uid 1000 maps FILE... (N of them) and holds
-# them; its pid in $mapper (chroot and setpriv exec it: one process).
+# user_maps OUT N FILE...: uid $user maps FILE... (N of them) and holds
+# them; its pid in $mapper.
 user_maps() {
 	local log="$1" n="$2"
 
 	shift 2
-	(exec chroot /host /usr/bin/setpriv --reuid="$user_uid" \
-		--regid="$user_uid" --clear-groups /tmp/sfu_mapx 600 "$@") \
-		> "$log" 2>&1 &
+	"$bin/sfu_mapx" -u "$user" 600 "$@" > "$log" 2>&1 &
 	mapper=$!
 	wait_for "$log" "^mapped $n\$" 600
 }
@@ -57,21 +53,16 @@ grew() {
 }
 
 need_registry
-if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs the root at /host for setpriv (not shared into debug kernels)"
-fi
-[ -x /host/usr/bin/setpriv ] || skip_all "the root at /host has no setpriv"
-rm -rf "/host$base"
-mkdir -p "/host$base"
-cp "$bin/sfu_mapx" /host/tmp/sfu_mapx
+rm -rf "$base"
+mkdir -p "$base"
 i=0
 while [ "$i" -le "$copies" ]; do
-	cp "$lib/libsfu_big.so" "/host$base/u$i.so"
+	cp "$lib/libsfu_big.so" "$base/u$i.so"
 	i=$((i + 1))
 done
-chown -R "$user_uid:$user_uid" "/host$base"
-cp "$lib/libsfu_big.so" "/host$base/root.so"
-chown 0:0 "/host$base/root.so"
+chown -R "$user:$user" "$base"
+cp "$lib/libsfu_big.so" "$base/root.so"
+chown 0:0 "$base/root.so"
 
 # What one copy takes: its index stays in the file cache once unmapped.
 used0=$(pool_used)
@@ -95,17 +86,17 @@ done
 # shellcheck disable=SC2086  # one word per file
 user_maps "$out.user" "$copies" $files
 user_pid=$mapper
-echo "# uid $user_uid mapped $copies copies: pool $(pool_used), refused_user_files ${refused0:-none} -> $(stat_of refused_user_files), refused_global_limit $global0 -> $(stat_of refused_global_limit)"
-check "uid $user_uid's copies past its share are refused, in refused_user_files" \
+echo "# uid $user mapped $copies copies: pool $(pool_used), refused_user_files ${refused0:-none} -> $(stat_of refused_user_files), refused_global_limit $global0 -> $(stat_of refused_global_limit)"
+check "uid $user's copies past its share are refused, in refused_user_files" \
 	grew "$refused0" "$(stat_of refused_user_files)"
 
-"$bin/sfu_mapx" 600 "/host$base/root.so" > "$out.root" 2>&1 &
+"$bin/sfu_mapx" 600 "$base/root.so" > "$out.root" 2>&1 &
 root=$!
 wait_for "$out.root" "^mapped 1\$" 600
 check "a copy of root's is registered beside them" \
-	listed_as "$root" "/host$base/root.so" elf
+	listed_as "$root" "$base/root.so" elf
 end "$root"
 end "$user_pid"
 echo "$saved" > "$param/max_total_bytes"
-rm -rf "/host$base" /host/tmp/sfu_mapx
+rm -rf "$base"
 tap_exit
