@@ -320,15 +320,20 @@ static bool sfu_back_chain_step(struct sfu_ustate *st, unsigned long ra_slot)
 }
 
 /*
- * Step through a frame of known code without CFI (sfu_arch_stub_frame()),
- * whose CFA is @cfa_off above SP, its return address just below it.
+ * Step through a frame of known code without CFI as @stub says
+ * (sfu_arch_stub_frame()): its CFA @stub->cfa_off above SP, its return
+ * address just below it or, in an exact frame, in its register.
  */
-static bool sfu_stub_step(struct sfu_ustate *st, unsigned int cfa_off)
+static bool sfu_stub_step(struct sfu_ustate *st, const struct sfu_stub *stub)
 {
-	unsigned long cfa = st->sp + cfa_off, ra;
+	unsigned long cfa = st->sp + stub->cfa_off, ra = st->ra;
 
-	if (!sfu_read_word(st, cfa - sizeof(long), &ra, false))
+	if (stub->ra_in_reg) {
+		if (!st->exact)
+			return sfu_stop(st, SFU_STOP_REGISTER);
+	} else if (!sfu_read_word(st, cfa - sizeof(long), &ra, false)) {
 		return false;
+	}
 	return sfu_step_to(st, sfu_arch_strip_ra(ra, false), cfa, st->fp);
 }
 
@@ -598,7 +603,7 @@ static noinline bool sfu_step_other(struct sfu_walk *w)
 {
 	struct sfu_ustate *st = &w->st;
 	struct sfu_sigregs sr;
-	unsigned int cfa_off;
+	struct sfu_stub stub;
 
 	if (sfu_arch_sigframe(st, &sr)) {
 		if (!sfu_sigreturn(st, &sr))
@@ -606,8 +611,8 @@ static noinline bool sfu_step_other(struct sfu_walk *w)
 		w->res->signal++;
 		return true;
 	}
-	cfa_off = sfu_arch_stub_frame(st);
-	if (cfa_off ? !sfu_stub_step(st, cfa_off) : !sfu_fallback(st))
+	if (sfu_arch_stub_frame(st, &stub) ? !sfu_stub_step(st, &stub) :
+					     !sfu_fallback(st))
 		return false;
 	w->res->fallback++;
 	return true;

@@ -10,8 +10,10 @@
 # python3 has neither frame pointers nor SFrame, so sframectl daemon gives
 # it sidecars.  Of the samples whose innermost Python frame is fib, the
 # share whose stack holds the whole chain in order down to _start must be
-# at least 95% with the module, and is printed without it (where frame
-# pointers give almost nothing).  Leaves the module loaded.
+# at least 98% with the module (a sample at any of a trampoline's
+# instructions is stepped exactly), and is printed without it (where
+# frame pointers give almost nothing on x86-64).  Leaves the module
+# loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 
 # shellcheck source=selftests/perf/lib.sh
@@ -195,10 +197,10 @@ check "perf record -g of python3 -X perf, without the module" without
 check "sframectl daemon starts and syncs" start_daemon
 check "a first run gives python3's files their sidecars" warm
 check "perf record -g with the module" record with
-check "-g with the module: >= 95% of fib's samples hold the chain" enough with 95
+check "-g with the module: >= 98% of fib's samples hold the chain" enough with 98
 if has_defer; then
 	check "perf record --call-graph fp,defer with the module" record defer fp,defer
-	check "fp,defer: >= 95% of fib's samples hold the chain" enough defer 95
+	check "fp,defer: >= 98% of fib's samples hold the chain" enough defer 98
 else
 	echo "# no deferred user stacks here ($(uname -r)): $(tail -1 "$out.probe")"
 fi

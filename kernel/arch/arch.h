@@ -137,6 +137,19 @@ static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
 }
 
 bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr);
-unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st);
+
+/*
+ * A frame of code without CFI that the back end knows by its bytes
+ * (sfu_arch_stub_frame()): its CFA is @cfa_off above SP, FP is kept, and
+ * the return address is just below the CFA, or, if @ra_in_reg, still in
+ * its register (frame 0 only: before the code saved it, or after it
+ * restored it).
+ */
+struct sfu_stub {
+	unsigned int cfa_off;
+	bool ra_in_reg;
+};
+
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub);
 
 #endif /* _SFU_ARCH_H */

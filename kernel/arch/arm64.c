@@ -6,8 +6,10 @@
  * marked mangled are stripped of their pointer-authentication code with
  * the task's address size.  Frame records (X29 chain, arch.h's
  * SFU_ARCH_FP_FRAME) are the fallback; at the vDSO's __kernel_rt_sigreturn
- * the interrupted registers are found in its ucontext.
+ * the interrupted registers are found in its ucontext, and CPython's perf
+ * trampoline is known by its code where its frame record is not its own.
  */
+#include <linux/kernel.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/stddef.h>
@@ -19,6 +21,41 @@
 /* mov x8, #__NR_rt_sigreturn; svc #0 */
 #define SFU_ARM64_MOV_X8	(0xd2800008U | (__NR_rt_sigreturn << 5))
 #define SFU_ARM64_SVC0		0xd4000001U
+/*
+ * CPython's perf trampoline (Python/asm_trampoline.S), copied into
+ * anonymous memory per code object, without CFI.
+ */
+static const u32 sfu_arm64_py_tramp[] = {
+	0xa9bf7bfdU,	/* stp x29, x30, [sp, #-16]! */
+	0x910003fdU,	/* mov x29, sp */
+	0xd63f0060U,	/* blr x3 */
+	0xa8c17bfdU,	/* ldp x29, x30, [sp], #16 */
+	0xd65f03c0U,	/* ret */
+};
+
+/*
+ * The instructions (by index) where its frame is not its X29 record: the
+ * CFA's offset from SP there, and whether the RA is still in X30.
+ */
+static const struct {
+	u8 at;
+	u8 cfa;
+	bool ra_in_reg;
+} sfu_arm64_py_tramp_at[] = {
+	{ 0, 0, true }, { 1, 16, false }, { 4, 0, true },
+};
+
+/* Are the words @code CPython's perf trampoline? */
+static bool sfu_arm64_is_py_tramp(const __le32 *code)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sfu_arm64_py_tramp); i++)
+		if (le32_to_cpu(code[i]) != sfu_arm64_py_tramp[i])
+			return false;
+	return true;
+}
+
 /* The frame the kernel builds: struct rt_sigframe { siginfo; ucontext; }. */
 #define SFU_ARM64_SIGCONTEXT	(sizeof(struct siginfo) + \
 				 offsetof(struct ucontext, uc_mcontext))
@@ -73,8 +110,36 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	return true;
 }
 
-/* No code without CFI here that the walker knows by its bytes. */
-unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st)
+/*
+ * A frame of code without CFI that the walker knows by its bytes, into
+ * @stub: CPython's perf trampoline where its frame record is not the
+ * frame's.  Before its stp and at its ret, the return address is in X30
+ * and SP is the caller's; between its stp and its mov, the record is
+ * pushed but X29 is still the caller's.  Everywhere else X29 is its own
+ * record, which the fallback steps (the caller's SP just above it): the
+ * frame-record fallback at the first or the last instruction would take
+ * the caller's record for the trampoline's, skip the caller and give the
+ * next frame an SP 16 bytes above the caller's frame record, not above
+ * the caller's frame.  The instruction at the PC picks which it may be.
+ */
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
 {
-	return 0;
+	__le32 code[ARRAY_SIZE(sfu_arm64_py_tramp)], insn;
+	unsigned int i, at;
+
+	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(sfu_arm64_py_tramp_at); i++) {
+		at = sfu_arm64_py_tramp_at[i].at;
+		if (le32_to_cpu(insn) != sfu_arm64_py_tramp[at] ||
+		    st->pc < at * sizeof(insn) ||
+		    sfu_copy(code, st->pc - at * sizeof(insn), sizeof(code),
+			     st->mode) ||
+		    !sfu_arm64_is_py_tramp(code))
+			continue;
+		stub->cfa_off = sfu_arm64_py_tramp_at[i].cfa;
+		stub->ra_in_reg = sfu_arm64_py_tramp_at[i].ra_in_reg;
+		return true;
+	}
+	return false;
 }

@@ -92,7 +92,7 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 }
 
 /* No code without CFI here that the walker knows by its bytes. */
-unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st)
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
 {
-	return 0;
+	return false;
 }

@@ -33,24 +33,24 @@ static const u8 sfu_x86_sigreturn[] = {
  * CPython 3.12 and 3.13's perf trampoline (Python/asm_trampoline.S, run
  * by -X perf from copies in anonymous executable memory): it keeps no
  * frame pointer and has no CFI, but its whole code is these bytes, so a
- * return address into it says exactly where its frame is.
- *
- *	endbr64			(in builds with CET; required here)
- *	sub	$8, %rsp
- *	call	*%rcx		returns to: CFA = SP + 16, RA at CFA - 8
- *	add	$8, %rsp
- *	ret
+ * PC in it says exactly where its frame is (endbr64 is there in builds
+ * with CET, and required here).
  */
-static const u8 sfu_x86_py_tramp_call[] = {
-	0x48, 0x83, 0xec, 0x08, 0xff, 0xd1,
+static const u8 sfu_x86_py_tramp[] = {
+	0xf3, 0x0f, 0x1e, 0xfa,		/* endbr64 */
+	0x48, 0x83, 0xec, 0x08,		/* sub $8, %rsp */
+	0xff, 0xd1,			/* call *%rcx */
+	0x48, 0x83, 0xc4, 0x08,		/* add $8, %rsp: the return point */
+	0xc3,				/* ret */
 };
 
-static const u8 sfu_x86_py_tramp_ret[] = {
-	0x48, 0x83, 0xc4, 0x08, 0xc3,
+/* Each instruction's offset in it, and there its CFA's offset from SP. */
+static const struct {
+	u8 at;
+	u8 cfa;
+} sfu_x86_py_tramp_cfa[] = {
+	{ 0, 8 }, { 4, 8 }, { 8, 16 }, { 10, 16 }, { 14, 8 },
 };
-
-static const u8 sfu_x86_endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-#define SFU_X86_PY_TRAMP_CFA	16
 
 bool sfu_arch_user_regs_ok(struct pt_regs *regs)
 {
@@ -126,37 +126,31 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	return true;
 }
 
-/* Does the code at @pc - @len hold @len bytes of @want? */
-static bool sfu_x86_code_is(const struct sfu_ustate *st, unsigned long pc,
-			    const u8 *want, size_t len)
-{
-	u8 insn[sizeof(sfu_x86_py_tramp_call)];
-
-	if (len > sizeof(insn) || pc < len)
-		return false;
-	return !sfu_copy(insn, pc - len, len, st->mode) &&
-	       !memcmp(insn, want, len);
-}
-
 /*
- * A frame of code without CFI that the walker knows by its bytes: the
- * offset from SP of its CFA (its return address just below, FP kept as
- * it is), or 0.  Only at the trampoline's return point, where its frame
- * is known exactly, and only for the whole trampoline: an endbr64 (an
- * indirect branch's target: the function's entry) right before its
- * first instruction and its last two after the return point.
+ * A frame of code without CFI that the walker knows by its bytes, into
+ * @stub: CPython's perf trampoline, whole around the PC, at any of its
+ * instructions (its return point in frames past the first).  The first
+ * byte at the PC picks the instructions it may be; the return address is
+ * on the stack at every one of them.
  */
-unsigned int sfu_arch_stub_frame(const struct sfu_ustate *st)
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
 {
-	unsigned long pc = st->pc, call = pc - sizeof(sfu_x86_py_tramp_call);
-	u8 tail[sizeof(sfu_x86_py_tramp_ret)];
+	u8 code[sizeof(sfu_x86_py_tramp)], first;
+	unsigned long start;
+	unsigned int i, at;
 
-	if (sfu_copy(tail, pc, sizeof(tail), st->mode) ||
-	    memcmp(tail, sfu_x86_py_tramp_ret, sizeof(tail)) ||
-	    !sfu_x86_code_is(st, pc, sfu_x86_py_tramp_call,
-			     sizeof(sfu_x86_py_tramp_call)) ||
-	    !sfu_x86_code_is(st, call, sfu_x86_endbr64,
-			     sizeof(sfu_x86_endbr64)))
-		return 0;
-	return SFU_X86_PY_TRAMP_CFA;
+	if (sfu_copy(&first, st->pc, sizeof(first), st->mode))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(sfu_x86_py_tramp_cfa); i++) {
+		at = sfu_x86_py_tramp_cfa[i].at;
+		start = st->pc - at;
+		if (first != sfu_x86_py_tramp[at] || st->pc < at ||
+		    sfu_copy(code, start, sizeof(code), st->mode) ||
+		    memcmp(code, sfu_x86_py_tramp, sizeof(code)))
+			continue;
+		stub->cfa_off = sfu_x86_py_tramp_cfa[i].cfa;
+		stub->ra_in_reg = false;
+		return true;
+	}
+	return false;
 }
