@@ -97,12 +97,17 @@ bool sfu_fcache_enabled(void)
 	return READ_ONCE(sfu_fcache_max);
 }
 
-/* Give back what sfu_fcache_charge() counted, and free @fc's own. */
-static void sfu_fcache_free(struct sfu_fcache *fc)
+/* Give back what sfu_fcache_charge() counted. */
+static void sfu_fcache_uncharge(struct sfu_fcache *fc)
 {
 	sfu_user_uncharge_file(fc->user, fc->bytes);
-	sfu_user_put(fc->user);
 	sfu_mem_uncharge_cache(fc->bytes);
+}
+
+/* Free @fc's own and drop its owner's account. */
+static void sfu_fcache_free(struct sfu_fcache *fc)
+{
+	sfu_user_put(fc->user);
 	kfree(fc->ph);
 	kfree(fc);
 }
@@ -124,6 +129,8 @@ static void sfu_fcache_release(struct kref *ref)
 	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache,
 					     owner.ref);
 
+	/* Counted out at once: a charge that trimmed may use it now. */
+	sfu_fcache_uncharge(fc);
 	call_rcu(&fc->rcu, sfu_fcache_free_rcu);
 }
 
@@ -307,6 +314,22 @@ const Elf64_Phdr *sfu_fcache_phdrs(const struct sfu_fcache *fc,
 	return fc->ph;
 }
 
+/*
+ * Drop from the cache the entries of @u's files that no mapping borrows:
+ * kept only for a next mapping, they must not hold the user's share
+ * against the mapping that needs it now.
+ */
+static void sfu_fcache_trim_user(const struct sfu_user *u)
+{
+	struct sfu_fcache *fc, *next;
+
+	mutex_lock(&sfu_fcache_lock);
+	list_for_each_entry_safe(fc, next, &sfu_fcache_lru, lru)
+		if (fc->user == u && kref_read(&fc->owner.ref) == 1)
+			sfu_fcache_unhash(fc);
+	mutex_unlock(&sfu_fcache_lock);
+}
+
 /* Count @bytes for @fc: in the pool, and to @inode's owner. */
 static int sfu_fcache_charge(struct sfu_fcache *fc, const struct inode *inode,
 			     size_t bytes)
@@ -317,8 +340,11 @@ static int sfu_fcache_charge(struct sfu_fcache *fc, const struct inode *inode,
 		return PTR_ERR(u);
 	if (sfu_mem_charge_cache(bytes))
 		goto put_user;
-	if (sfu_user_charge_file(u, bytes))
-		goto uncharge_cache;
+	if (u && sfu_user_charge_file(u, bytes)) {
+		sfu_fcache_trim_user(u);
+		if (sfu_user_charge_file(u, bytes))
+			goto uncharge_cache;
+	}
 	fc->user = u;
 	return 0;
 
@@ -395,6 +421,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
 		/* Indexed twice at once: keep the first, give @sec back. */
 		mutex_unlock(&sfu_fcache_lock);
+		sfu_fcache_uncharge(fc);
 		sfu_fcache_free(fc);	/* never published */
 		return NULL;
 	}

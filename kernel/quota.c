@@ -16,8 +16,8 @@
  *   the file's owner, refused beyond file_user_percent of the pool, and
  *   beyond what leaves root_reserve_percent of it to root's files: the
  *   system's programs and libraries, which have no share to run out of.
- *   A file on FUSE that says root owns it is charged to the overflow uid,
- *   as its server may say anything.
+ *   A file on FUSE, an overlay or a file system of a user namespace that
+ *   says root owns it is charged to the overflow uid: that proves nothing.
  *
  * A user's account lives while something it pays for (or a registration
  * in progress) holds a reference; what is paid for drops its reference
@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "mem.h"
 #include "quota.h"
@@ -113,9 +114,24 @@ struct sfu_user *sfu_user_get(void)
 	return sfu_user_of(current_uid());
 }
 
+/*
+ * May @sb's word that root owns a file be taken?  Not FUSE's, whose server
+ * says what it likes, nor an overlay's, whose layers may be FUSE, nor that
+ * of a file system mounted in a user namespace.
+ */
+static bool sfu_root_claim_ok(const struct super_block *sb)
+{
+	return sb->s_magic != FUSE_SUPER_MAGIC &&
+	       sb->s_magic != OVERLAYFS_SUPER_MAGIC &&
+	       sb->s_user_ns == &init_user_ns;
+}
+
 /**
  * sfu_file_user() - the account that pays for a file's index or sidecar
  * @inode: the file
+ *
+ * A file that says root owns it where that proves nothing
+ * (sfu_root_claim_ok()) is charged to the overflow uid.
  *
  * Return: NULL for a file of root's (no share: only max_total_bytes
  * bounds it), a reference to its owner's account (sfu_user_put() drops
@@ -127,7 +143,7 @@ struct sfu_user *sfu_file_user(const struct inode *inode)
 	struct sfu_user *u;
 
 	if (uid_eq(uid, GLOBAL_ROOT_UID)) {
-		if (inode->i_sb->s_magic != FUSE_SUPER_MAGIC)
+		if (sfu_root_claim_ok(inode->i_sb))
 			return NULL;
 		uid = make_kuid(&init_user_ns, overflowuid);
 	}

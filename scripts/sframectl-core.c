@@ -496,7 +496,8 @@ enum ctl_result ctl_add_one(struct ctl_ctx *ctx, const char *path,
 			fd < 0 ? strerror(errno) : "not a regular file");
 		goto close_fd;
 	}
-	if (ctx->expect_ino && st.st_ino != ctx->expect_ino) {
+	if (ctx->expect_ino && st.st_ino != ctx->expect_ino &&
+	    !ctl_fs_inode_differs(fd)) {
 		/* Mapped there since: that file has an event of its own. */
 		res = CTL_BUSY;
 		goto close_fd;

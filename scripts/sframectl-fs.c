@@ -22,6 +22,7 @@
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "sframectl.h"
 
@@ -176,4 +177,21 @@ bool ctl_fs_dev_trusted(unsigned int major, unsigned int minor,
 		d = ctl_dev_find(major, minor);
 	}
 	return d && d->trusted;
+}
+
+/**
+ * ctl_fs_inode_differs() - may the file open at @fd show another inode?
+ * @fd: a file opened through /proc/PID/map_files
+ *
+ * On an overlay, /proc/PID/map_files may open the overlay's file, whose
+ * inode number (with xino, say) is not the layer's, which the module's
+ * event names: there a differing number proves nothing.
+ *
+ * Return: true if @fd is on an overlay.
+ */
+bool ctl_fs_inode_differs(int fd)
+{
+	struct statfs sfs;
+
+	return !fstatfs(fd, &sfs) && sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 }

@@ -5,8 +5,11 @@
  * for user namespaces) can own files and run processes as any of them:
  * counted apart, one person would take as many turns, and as many queue
  * places, as they have uids.  So a uid in a subordinate range counts as
- * the user the range was given to.  The file is read again when it
- * changes; a range given to a name no one has counts as its own uids.
+ * the user the range was given to.  A range given to root (the
+ * containers of LXD, Incus or Proxmox) is not root's share: it counts as
+ * one person of its own, named by its first uid.  The file is read again
+ * when it changes; a range given to a name no one has, or that does not
+ * fit in 32 bits, counts as its own uids.
  */
 #define _GNU_SOURCE
 #include <pwd.h>
@@ -20,9 +23,13 @@
 /* The most ranges kept; a longer file loses its last. */
 #define CTL_SUBIDS_MAX		4096
 
-/* Ranges of subordinate uids, and to whom each was given. */
+/* The uids there are: 2^32. */
+#define CTL_UIDS		(1ULL << 32)
+
+/* Ranges of subordinate uids, and whom each counts as. */
 struct ctl_subid {
-	unsigned int start, count, person;
+	unsigned long long start, count;
+	unsigned int person;
 };
 
 /* The file, for the host test to point elsewhere. */
@@ -33,19 +40,46 @@ static unsigned int ctl_nr_subids;
 /* The file as last read: its inode, size and time. */
 static struct stat ctl_subid_st;
 
+/* @text, a whole decimal number below @limit, into @val; false if not. */
+static bool ctl_subid_num(const char *text, unsigned long long limit,
+			  unsigned long long *val)
+{
+	char *end;
+
+	if (*text < '0' || *text > '9')
+		return false;
+	*val = strtoull(text, &end, 10);
+	return !*end && *val < limit;
+}
+
 /* The uid of @who, a name or a number; false if there is none. */
 static bool ctl_subid_who(const char *who, unsigned int *uid)
 {
+	unsigned long long n;
 	struct passwd *pw;
-	char *end;
 
-	*uid = strtoul(who, &end, 10);
-	if (*who && !*end)
+	if (ctl_subid_num(who, CTL_UIDS, &n)) {
+		*uid = n;
 		return true;
+	}
 	pw = getpwnam(who);
 	if (!pw)
 		return false;
 	*uid = pw->pw_uid;
+	return true;
+}
+
+/* The range "@who:@start:@count" into @s; false if it is not one. */
+static bool ctl_subid_parse(struct ctl_subid *s, const char *who,
+			    const char *start, const char *count)
+{
+	if (!who || !start || !count ||
+	    !ctl_subid_num(start, CTL_UIDS, &s->start) ||
+	    !ctl_subid_num(count, CTL_UIDS + 1, &s->count) || !s->count ||
+	    s->start + s->count > CTL_UIDS || !ctl_subid_who(who, &s->person))
+		return false;
+	if (!s->person)
+		s->person = s->start;	/* a container's, not root's */
 	return true;
 }
 
@@ -64,12 +98,8 @@ static void ctl_subid_load(void)
 		who = strtok(line, ":\n");
 		start = strtok(NULL, ":\n");
 		count = strtok(NULL, ":\n");
-		if (!who || !start || !count)
-			continue;
 		s = &ctl_subids[ctl_nr_subids];
-		s->start = strtoul(start, NULL, 10);
-		s->count = strtoul(count, NULL, 10);
-		if (s->count && ctl_subid_who(who, &s->person))
+		if (ctl_subid_parse(s, who, start, count))
 			ctl_nr_subids++;
 	}
 	fclose(f);
@@ -98,7 +128,8 @@ static void ctl_subid_fresh(void)
  * ctl_person() - the user a uid belongs to
  * @uid: a file's owner, or a process's
  *
- * Return: the user to whom /etc/subuid gave @uid, or @uid itself.
+ * Return: the user to whom /etc/subuid gave @uid (for a range given to
+ * root, the range's first uid), or @uid itself.
  */
 unsigned int ctl_person(unsigned int uid)
 {
@@ -106,7 +137,8 @@ unsigned int ctl_person(unsigned int uid)
 
 	ctl_subid_fresh();
 	for (i = 0; i < ctl_nr_subids; i++)
-		if (uid - ctl_subids[i].start < ctl_subids[i].count)
+		if (uid >= ctl_subids[i].start &&
+		    uid - ctl_subids[i].start < ctl_subids[i].count)
 			return ctl_subids[i].person;
 	return uid;
 }

@@ -5,8 +5,10 @@
  * /proc/PID/map_files (the mapped file itself, even if its path now names
  * another).
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,17 @@ bool ctl_parse_map(const char *line, struct ctl_map *m)
 	return true;
 }
 
+/* Is @path a file of an overlay (sframectl-fs.c)? */
+static bool ctl_key_overlay(const char *path)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	bool differs = fd >= 0 && ctl_fs_inode_differs(fd);
+
+	if (fd >= 0)
+		close(fd);
+	return differs;
+}
+
 /**
  * ctl_key_stamp() - add a file's size and modification time to its key
  * @k: the key
@@ -61,9 +74,9 @@ bool ctl_key_stamp(struct ctl_key *k, const char *path, unsigned int *owner)
 	 * Another file where the mapping was (unmapped and mapped again
 	 * since) is not the one named: it has its own event.  The device is
 	 * not compared: stat() gives a btrfs subvolume's own, the kernel the
-	 * file system's.
+	 * file system's; nor the inode of an overlay's file.
 	 */
-	if (stat(path, &st) || st.st_ino != k->ino)
+	if (stat(path, &st) || (st.st_ino != k->ino && !ctl_key_overlay(path)))
 		return false;
 	k->size = st.st_size;
 	k->mtime_sec = st.st_mtim.tv_sec;

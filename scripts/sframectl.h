@@ -205,6 +205,7 @@ bool ctl_fs_magic_trusted(unsigned long magic);
 bool ctl_fs_dev_trusted(unsigned int major, unsigned int minor,
 			const char *pid);
 void ctl_fs_forget(void);
+bool ctl_fs_inode_differs(int fd);
 unsigned int ctl_person(unsigned int uid);
 extern const char *ctl_subuid_file;
 bool ctl_seen_add(struct ctl_seen *s, const struct ctl_key *k);

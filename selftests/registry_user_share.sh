@@ -12,6 +12,9 @@
 #   root    a copy of root's is registered beside them: the user's files
 #           could not fill the pool (without the share they did, and
 #           root's copy was refused for max_total_bytes)
+#   again   once uid 1000's copies are unmapped, it maps another, which
+#           is registered: the file cache's idle entries of its files
+#           give way to it instead of holding its share
 # Leaves the module's parameters as they were.
 # shellcheck disable=SC3043  # ash has local
 
@@ -97,6 +100,12 @@ check "a copy of root's is registered beside them" \
 	listed_as "$root" "$base/root.so" elf
 end "$root"
 end "$user_pid"
+
+# The copies it mapped are kept in the file cache, idle, on its share.
+user_maps "$out.again" 1 "$base/u9.so"
+check "once its copies are unmapped, uid $user maps another: idle cache entries give way" \
+	listed_as "$mapper" "$base/u9.so" elf
+end "$mapper"
 echo "$saved" > "$param/max_total_bytes"
 rm -rf "$base"
 tap_exit

@@ -103,15 +103,18 @@ static void subid_checks(void)
 		check(false, "a subuid file");
 		return;
 	}
-	fprintf(f, "root:100000:65536\n1000:200000:65536\n"
-		   "no-such-user-here:300000:10\n");
+	fprintf(f, "2:100000:65536\n1000:200000:65536\n"
+		   "no-such-user-here:300000:10\nroot:400000:65536\n"
+		   "1001:4294967295:2\n");
 	fclose(f);
 	ctl_subuid_file = path;
-	check(ctl_person(100005) == 0 && ctl_person(265535) == 1000,
-	      "subordinate uids count as their user, by name or number");
+	check(ctl_person(100005) == 2 && ctl_person(265535) == 1000,
+	      "subordinate uids count as their user");
+	check(ctl_person(400007) == 400000 && ctl_person(0) == 0,
+	      "a range given to root (by name) is a person of its own");
 	check(ctl_person(300001) == 300001 && ctl_person(265536) == 265536 &&
-	      ctl_person(1000) == 1000,
-	      "other uids count as themselves");
+	      ctl_person(1000) == 1000 && ctl_person(1) == 1,
+	      "other uids count as themselves, past 2^32 too");
 	f = fopen(path, "w");
 	if (f) {
 		fprintf(f, "1000:100000:10\n");
