@@ -340,7 +340,7 @@ static int sfu_fcache_charge(struct sfu_fcache *fc, const struct inode *inode,
 		return PTR_ERR(u);
 	if (sfu_mem_charge_cache(bytes))
 		goto put_user;
-	if (u && sfu_user_charge_file(u, bytes)) {
+	if (sfu_user_charge_file(u, bytes)) {
 		sfu_fcache_trim_user(u);
 		if (sfu_user_charge_file(u, bytes))
 			goto uncharge_cache;

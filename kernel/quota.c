@@ -254,3 +254,34 @@ int sfu_user_charge_file(struct sfu_user *u, size_t bytes)
 	}
 	return 0;
 }
+
+/**
+ * sfu_file_charge() - count a file's index or sidecar in the pool and to its owner
+ * @u: the owner's account, from sfu_file_user() (NULL: root's)
+ * @bytes: what it holds
+ *
+ * Return: 0, or -EDQUOT with nothing counted (sfu_mem_charge(),
+ * sfu_user_charge_file()).
+ */
+int sfu_file_charge(struct sfu_user *u, size_t bytes)
+{
+	int ret = sfu_mem_charge(bytes);
+
+	if (ret)
+		return ret;
+	ret = sfu_user_charge_file(u, bytes);
+	if (ret)
+		sfu_mem_uncharge(bytes);
+	return ret;
+}
+
+/**
+ * sfu_file_uncharge() - give back what sfu_file_charge() counted
+ * @u: the same account (NULL: root's)
+ * @bytes: the same number
+ */
+void sfu_file_uncharge(struct sfu_user *u, size_t bytes)
+{
+	sfu_user_uncharge_file(u, bytes);
+	sfu_mem_uncharge(bytes);
+}

@@ -19,5 +19,7 @@ void sfu_user_uncharge(struct sfu_user *u, size_t bytes);
 struct sfu_user *sfu_file_user(const struct inode *inode);
 int sfu_user_charge_file(struct sfu_user *u, size_t bytes);
 void sfu_user_uncharge_file(struct sfu_user *u, size_t bytes);
+int sfu_file_charge(struct sfu_user *u, size_t bytes);
+void sfu_file_uncharge(struct sfu_user *u, size_t bytes);
 
 #endif /* _SFU_QUOTA_H */

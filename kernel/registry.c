@@ -153,13 +153,8 @@ static int sfu_region_charge(struct sfu_region *r, size_t bytes)
 
 	if (r->user)
 		return sfu_user_charge(r->user, bytes);
-	ret = sfu_mem_charge(bytes);
-	if (ret || !r->file_user)
-		return ret;
-	ret = sfu_user_charge_file(r->file_user, bytes);
-	if (ret)
-		sfu_mem_uncharge(bytes);
-	else
+	ret = sfu_file_charge(r->file_user, bytes);
+	if (!ret && r->file_user)
 		r->file_bytes += bytes;
 	return ret;
 }

@@ -100,12 +100,7 @@ static int sfu_blob_index(struct sfu_blob *blob)
 				blob->link_vaddr, SFU_SEC_TABLE);
 	if (!ret) {
 		blob->sec_bytes = sfu_section_bytes(&blob->sec);
-		ret = sfu_mem_charge(blob->sec_bytes);
-	}
-	if (!ret) {
-		ret = sfu_user_charge_file(blob->user, blob->sec_bytes);
-		if (ret)
-			sfu_mem_uncharge(blob->sec_bytes);
+		ret = sfu_file_charge(blob->user, blob->sec_bytes);
 	}
 	if (ret) {
 		sfu_section_destroy(&blob->sec);
@@ -123,8 +118,7 @@ static void sfu_blob_unindex(struct sfu_blob *blob)
 	if (!blob->indexed)
 		return;
 	sfu_section_destroy(&blob->sec);
-	sfu_mem_uncharge(blob->sec_bytes);
-	sfu_user_uncharge_file(blob->user, blob->sec_bytes);
+	sfu_file_uncharge(blob->user, blob->sec_bytes);
 	blob->indexed = false;
 }
 
@@ -136,28 +130,23 @@ static int sfu_blob_charge(struct sfu_blob *blob, const struct inode *inode)
 {
 	size_t bytes = sizeof(*blob) + sfu_watch_bytes();
 	struct sfu_user *u = sfu_file_user(inode);
+	int ret;
 
 	if (IS_ERR(u))
 		return PTR_ERR(u);
-	if (sfu_mem_charge(bytes))
-		goto put_user;
-	if (sfu_user_charge_file(u, bytes))
-		goto uncharge_pool;
+	ret = sfu_file_charge(u, bytes);
+	if (ret) {
+		sfu_user_put(u);
+		return ret;
+	}
 	blob->user = u;
 	blob->own_bytes = bytes;
 	return 0;
-
-uncharge_pool:
-	sfu_mem_uncharge(bytes);
-put_user:
-	sfu_user_put(u);
-	return -EDQUOT;
 }
 
 static void sfu_blob_uncharge(struct sfu_blob *blob)
 {
-	sfu_user_uncharge_file(blob->user, blob->own_bytes);
-	sfu_mem_uncharge(blob->own_bytes);
+	sfu_file_uncharge(blob->user, blob->own_bytes);
 	sfu_user_put(blob->user);
 }
 
