@@ -4,6 +4,8 @@
 #
 #   make                 host tools (sframe-dump, sframe-gen, sframectl)
 #   make module KDIR=..  the module against a kernel build or header tree
+#                        (CONFIG_SFRAME_UNWIND_DEBUG=y: with the test and
+#                        debug interfaces the selftests use)
 #   make demo            perf record -g without and with the module, stock 6.12
 #                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1; KVER=7: the
 #                        newest 7.x, with --call-graph fp,defer too)
@@ -261,12 +263,13 @@ install: all man
 		chmod 644 $(DESTDIR)$(unitdir)/$$u || exit 1; \
 	done
 
-# The module's source tree, Kbuild, kernel/, lib/ and include/, copied to
-# MODULE_SRC: what DKMS and the QEMU harness build the module from.
+# The module's source tree, Kbuild, Kconfig, kernel/, lib/ and include/,
+# copied to MODULE_SRC: what DKMS and the QEMU harness build the module
+# from.
 module-src:
 	@test -n "$(MODULE_SRC)" || { echo "make module-src: MODULE_SRC=dir" >&2; exit 2; }
 	install -d $(MODULE_SRC)
-	cp Kbuild $(MODULE_SRC)/
+	cp Kbuild Kconfig $(MODULE_SRC)/
 	find kernel lib include -type f \( -name '*.[ch]' -o -name '*.mk' \) \
 		-exec install -D -m 644 {} $(MODULE_SRC)/{} \;
 

@@ -1,306 +1,316 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's debugfs directory, /sys/kernel/debug/sframe_unwind/: the
- * decoder's files, here, and those of introspect.c (the registries),
- * testhook.c and trace_request.c (the last two only with test_hooks=1).
+ * The module's debugfs directory, /sys/kernel/debug/sframe_unwind/: views
+ * of the registries, here, request_at (trace_request.c) and, in a debug
+ * build, the decoder's files and the test hook (debug.c):
  *
- * The decoder's files let user space
- * (the selftests) run the in-kernel decoder on a section of its choice and
- * compare the answers with the host build of the same decoder.  Files:
+ *   sections (read)  every process with registered sections:
+ *                      pid=<tgid> comm=<comm> sections=<n>
+ *                        <start>-<end> <source> v<version> <abi>
+ *                        fdes=<n> sframe=0x<addr>+0x<len> <path|[jit]>
+ *                    (one line per section, sorted by address)
+ *   stats    (read)  "name value" lines: mms, sections, memory_bytes, the
+ *                    sidecars and the file cache, and the event counters
+ *                    of registry.c
+ *   lookup   (rw)    a process writes PCs (hex, white space separated, at
+ *                    most SFU_DBG_MAX_PCS) and reads back one line per PC,
+ *                    looked up in its own registry the way the unwinder
+ *                    does (faulting reads of its own .sframe):
+ *                      0x<pc>: <rule>   or   0x<pc>: error: <reason>
+ *                    Results belong to the open file.
  *
- *   section  (write)  The raw bytes of an .sframe section.  A write at
- *                     offset 0 (or an open with O_TRUNC) starts a new blob,
- *                     later writes must append; at most 16 MiB.  So
- *                     "cat x.sframe > section" loads a section.
- *   vaddr    (rw)     Address of the section's first byte in the target's
- *                     address space (hex with 0x, or decimal).  Default 0.
- *   abi      (rw)     SFrame ABI id the section must have (1 aarch64-be,
- *                     2 aarch64, 3 amd64, 4 s390x), or 0 for any.
- *                     Default 0.
- *   decode   (rw)     Write one or more PCs in hex ("0x" optional),
- *                     separated by white space, at most 1024 per write.
- *                     The write checks the section with sfu_section_init()
- *                     using the current vaddr and abi, looks up every PC
- *                     and keeps one result line per PC, in order, which
- *                     reads of the file return until the next write.  The
- *                     write resets the file position, so write-then-read
- *                     works on one descriptor as on two.
- *   status   (read)   One line describing the loaded section:
- *                       size=N vaddr=0x.. abi=N init=E [elems=N fdes=N
- *                       text=0x..-0x.. validate=E] [what="..." off=0x..]
- *                     where E is 0 or a negative errno; elems/fdes/text
- *                     are printed when init succeeded, validate is the
- *                     result of sfu_section_validate(), what/off is the
- *                     decoder's diagnosis of the first failure.
- *
- * A result line is the one "sframe-dump --pc" prints for the same PC:
- *
- *   0x<pc>: <rule as sfu_rule_format() writes it>
- *   0x<pc>: error: <sfu_strerror() text>
- *
- * e.g. "0x1146: cfa=sp+16 ra=*(cfa-8) fp=*(cfa-16)", so the two decoders
- * can be compared line by line.  The status file gives the decoder's
- * diagnosis when the section itself is refused.
- *
- * All state is global (it is a debugging aid) and guarded by sfu_dbg.lock;
- * vaddr and abi are read once per request under that lock.
+ * The PC parser and the result line are shared with the decoder's debugfs
+ * files in debug.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <linux/kernel.h>
-#include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
 
-#include <sframe/decode.h>
+#include <sframe/table.h>
 
+#include "debug.h"
 #include "debugfs.h"
-#include "introspect.h"
-#include "testhook.h"
+#include "filecache.h"
+#include "mem.h"
+#include "redirect.h"
+#include "registry.h"
+#include "sidecar.h"
+#include "stats.h"
 #include "trace_request.h"
+#include "twork.h"
 
-#define SFU_DBG_MAX_SECTION	(16UL << 20)
-#define SFU_DBG_MIN_ALLOC	(64UL << 10)
-
-static struct {
-	struct mutex lock;	/* guards everything below */
-	struct dentry *dir;
-	u8 *blob;		/* the section bytes, kvmalloc()ed */
-	size_t len;
-	size_t cap;
-	u64 vaddr;
-	u8 abi;
-	char *out;		/* result lines of the last decode write */
-	size_t out_len;
-} sfu_dbg = {
-	.lock = __MUTEX_INITIALIZER(sfu_dbg.lock),
+static const char *const sfu_source_names[] = {
+	[SFRAME_UNWIND_SRC_ELF] = "elf",
+	[SFRAME_UNWIND_SRC_SIDECAR] = "sidecar",
+	[SFRAME_UNWIND_SRC_JIT] = "jit",
 };
 
-/* Callers hold sfu_dbg.lock. */
-static void sfu_dbg_reset_blob(void)
+/**
+ * sfu_pcs_parse() - parse white-space separated hex PCs written by a user
+ * @ubuf: the user buffer
+ * @count: its length, at most SFU_DBG_MAX_INPUT
+ * @pcs: on success, a kmalloc()ed array the caller frees
+ * @nr: on success, the number of PCs, at least one
+ *
+ * Return: 0 or a negative error code.
+ */
+int sfu_pcs_parse(const char __user *ubuf, size_t count, u64 **pcs,
+		  unsigned int *nr)
 {
-	kvfree(sfu_dbg.blob);
-	sfu_dbg.blob = NULL;
-	sfu_dbg.len = 0;
-	sfu_dbg.cap = 0;
-}
+	char *str, *cur, *tok;
+	int ret = 0;
 
-/* Make room for @need bytes in the blob.  Callers hold sfu_dbg.lock. */
-static int sfu_dbg_reserve(size_t need)
-{
-	size_t cap = max_t(size_t, sfu_dbg.cap, SFU_DBG_MIN_ALLOC);
-	u8 *blob;
-
-	if (need <= sfu_dbg.cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	cap = min_t(size_t, cap, SFU_DBG_MAX_SECTION);
-	blob = kvmalloc(cap, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!blob)
-		return -ENOMEM;
-	if (sfu_dbg.len)
-		memcpy(blob, sfu_dbg.blob, sfu_dbg.len);
-	kvfree(sfu_dbg.blob);
-	sfu_dbg.blob = blob;
-	sfu_dbg.cap = cap;
-	return 0;
-}
-
-static int sfu_section_open(struct inode *inode, struct file *file)
-{
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
-		mutex_lock(&sfu_dbg.lock);
-		sfu_dbg_reset_blob();
-		mutex_unlock(&sfu_dbg.lock);
+	if (!count || count > SFU_DBG_MAX_INPUT)
+		return -EINVAL;
+	str = memdup_user_nul(ubuf, count);
+	if (IS_ERR(str))
+		return PTR_ERR(str);
+	*pcs = kmalloc_array(SFU_DBG_MAX_PCS, sizeof(**pcs), GFP_KERNEL);
+	if (!*pcs) {
+		ret = -ENOMEM;
+		goto free_str;
 	}
-	return nonseekable_open(inode, file);
-}
-
-static ssize_t sfu_section_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos)
-{
-	loff_t pos = *ppos;
-	ssize_t ret;
-
-	if (pos < 0 || count > SFU_DBG_MAX_SECTION ||
-	    pos > SFU_DBG_MAX_SECTION - count)
-		return -EFBIG;
-	mutex_lock(&sfu_dbg.lock);
-	if (!pos)
-		sfu_dbg_reset_blob();
-	if (pos != sfu_dbg.len) {
-		ret = -EINVAL;	/* only sequential appends */
-		goto unlock;
+	*nr = 0;
+	cur = str;
+	while (!ret && (tok = strsep(&cur, " \t\n"))) {
+		if (!*tok)
+			continue;
+		if (*nr == SFU_DBG_MAX_PCS)
+			ret = -E2BIG;
+		else
+			ret = kstrtou64(tok, 16, &(*pcs)[(*nr)++]);
 	}
-	ret = sfu_dbg_reserve(pos + count);
-	if (ret)
-		goto unlock;
-	if (copy_from_user(sfu_dbg.blob + pos, ubuf, count)) {
-		ret = -EFAULT;
-		goto unlock;
+	if (!ret && !*nr)
+		ret = -EINVAL;
+	if (ret) {
+		kfree(*pcs);
+		*pcs = NULL;
 	}
-	sfu_dbg.len = pos + count;
-	*ppos = pos + count;
-	ret = count;
-unlock:
-	mutex_unlock(&sfu_dbg.lock);
+free_str:
+	kfree(str);
 	return ret;
 }
 
-static const struct file_operations sfu_section_fops = {
-	.owner = THIS_MODULE,
-	.open = sfu_section_open,
-	.write = sfu_section_write,
+/**
+ * sfu_rule_line() - the result line of one PC, as sframe-dump --pc has it
+ * @buf: output
+ * @size: its room
+ * @pc: the PC
+ * @err: 0 or the lookup's error
+ * @rule: the rule, if @err is 0
+ * @abi: the section's ABI
+ *
+ * Return: bytes written.
+ */
+int sfu_rule_line(char *buf, size_t size, u64 pc, int err,
+		  const struct sfu_rule *rule, u8 abi)
+{
+	char rule_str[SFU_RULE_STR_MAX];
+
+	if (err)
+		return scnprintf(buf, size, "0x%llx: error: %s\n", pc,
+				 sfu_strerror(err));
+	sfu_rule_format(rule, abi, rule_str, sizeof(rule_str));
+	return scnprintf(buf, size, "0x%llx: %s\n", pc, rule_str);
+}
+
+/* ---- sections */
+
+static void sfu_show_region(struct seq_file *m, const struct sfu_region *r)
+{
+	const struct sfu_abi_info *abi = sfu_abi_info(r->sec.abi);
+
+	seq_printf(m, "  0x%lx-0x%lx %s v%u %s fdes=%u sframe=0x%llx+0x%llx ",
+		   r->start, r->end, sfu_source_names[r->source], r->version,
+		   abi ? abi->name : "?", r->sec.nr_fdes, r->sec.vaddr,
+		   r->sec.size);
+	if (r->file)
+		seq_file_path(m, r->file, "\n");
+	else
+		seq_puts(m, "[jit]");
+	seq_putc(m, '\n');
+}
+
+static void sfu_show_mm(struct sfu_mm *smm, void *arg)
+{
+	/* A reference per region: its file is there only while one is held. */
+	struct sfu_map *snap = sfu_mm_snapshot(smm);
+	struct seq_file *m = arg;
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(snap))
+		return;
+	seq_printf(m, "pid=%d comm=%s sections=%u\n", smm->tgid, smm->comm,
+		   snap->nr);
+	for (i = 0; i < snap->nr; i++)
+		sfu_show_region(m, snap->regions[i]);
+	sfu_map_release(snap);
+}
+
+static int sfu_sections_show(struct seq_file *m, void *v)
+{
+	sfu_registry_for_each(sfu_show_mm, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sfu_sections);
+
+/* ---- stats */
+
+static int sfu_stats_show(struct seq_file *m, void *v)
+{
+	u64 sidecars, sidecar_bytes, sharing, files, file_bytes;
+	enum sfu_stat i;
+
+	seq_printf(m, "mms %ld\n", sfu_stat_mms());
+	seq_printf(m, "sections %ld\n", sfu_stat_regions());
+	seq_printf(m, "memory_bytes %ld\n", sfu_mem_bytes());
+	seq_printf(m, "task_work_pending %lu\n", sfu_twork_pending());
+	sfu_sidecar_stats(&sidecars, &sidecar_bytes, &sharing);
+	seq_printf(m, "sidecars %llu\n", sidecars);
+	seq_printf(m, "sidecar_bytes %llu\n", sidecar_bytes);
+	seq_printf(m, "sidecars_sharing %llu\n", sharing);
+	sfu_fcache_stats(&files, &file_bytes);
+	seq_printf(m, "file_cache %llu\n", files);
+	seq_printf(m, "file_cache_bytes %llu\n", file_bytes);
+	for (i = 0; i < SFU_STAT_NR; i++)
+		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
+	seq_printf(m, "perf_redirected %d\n",
+		   sfu_redirect_active("perf_callchain_user"));
+	seq_printf(m, "userstack_redirected %d\n",
+		   sfu_redirect_active("stack_trace_save_user"));
+	seq_printf(m, "unwind_user_redirected %d\n",
+		   sfu_redirect_active("unwind_user"));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sfu_stats);
+
+/* ---- lookup */
+
+struct sfu_lookup_out {
+	struct mutex lock;	/* guards @buf and @len */
+	char *buf;
+	size_t len;
 };
 
-/* Set up @sec over the blob.  Callers hold sfu_dbg.lock. */
-static int sfu_dbg_section(struct sfu_section *sec)
+/*
+ * The rule a walk finds at @pc in @r: from its rule table if it has one
+ * (a file's, a sidecar's: walks read nothing else, and their sections
+ * keep nothing else), else from the section.
+ */
+static int sfu_region_rule(struct sfu_region *r, u64 pc,
+			   struct sfu_rule *rule)
 {
-	return sfu_section_init(sec, (unsigned long)sfu_dbg.blob, sfu_dbg.len,
-				sfu_dbg.vaddr, SFU_MEM_KERNEL, sfu_dbg.abi);
-}
+	const struct sfu_rule *found;
 
-static int sfu_dbg_diag(char *buf, size_t size, int err,
-			const struct sfu_section *sec)
-{
-	if (err != -EBADMSG || !sec->diag.what)
-		return 0;
-	return scnprintf(buf, size, " what=\"%s\" off=0x%llx",
-			 sec->diag.what, sec->diag.off);
-}
-
-/* Append the result line of @pc to @buf; @init is sfu_section_init()'s. */
-static int sfu_dbg_lookup(char *buf, size_t size, struct sfu_section *sec,
-			  int init, u64 pc)
-{
-	struct sfu_rule rule;
-	int err = init;
-
-	if (!err)
-		err = sfu_find_rule(sec, pc, &rule);
-	return sfu_rule_line(buf, size, pc, err, &rule,
-			     err ? 0 : sec->elems[0].abi);
-}
-
-/* Look up @nr PCs and replace the stored results.  Takes sfu_dbg.lock. */
-static int sfu_dbg_run(const u64 *pcs, unsigned int nr)
-{
-	size_t size = (size_t)nr * SFU_DBG_LINE, len = 0;
-	struct sfu_section sec;
-	unsigned int i;
-	char *out;
-	int init;
-
-	out = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!out)
-		return -ENOMEM;
-	mutex_lock(&sfu_dbg.lock);
-	init = sfu_dbg_section(&sec);
-	for (i = 0; i < nr; i++)
-		len += sfu_dbg_lookup(out + len, size - len, &sec, init,
-				      pcs[i]);
-	if (!init)
-		sfu_section_destroy(&sec);
-	kvfree(sfu_dbg.out);
-	sfu_dbg.out = out;
-	sfu_dbg.out_len = len;
-	mutex_unlock(&sfu_dbg.lock);
+	if (!r->sec.table)
+		return sfu_find_rule(&r->sec, pc, rule);
+	found = sfu_table_find(&r->sec, pc);
+	if (!found)
+		return -ENOENT;
+	*rule = *found;
 	return 0;
 }
 
-static ssize_t sfu_decode_write(struct file *file, const char __user *ubuf,
+/* Look @pc up in the caller's own registry, as the unwinder will. */
+static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
+{
+	struct mm_struct *mm = current->mm;
+	struct sfu_region *r = NULL;
+	struct sfu_rule rule;
+	int err;
+
+	rcu_read_lock();
+	if (mm)
+		r = sfu_region_find(mm, pc);
+	if (r && !kref_get_unless_zero(&r->ref))
+		r = NULL;
+	rcu_read_unlock();
+	if (!r)
+		return sfu_rule_line(buf, size, pc, -ENOENT, NULL, 0);
+	err = sfu_region_rule(r, pc, &rule);
+	err = sfu_rule_line(buf, size, pc, err, &rule, r->sec.abi);
+	sfu_region_put(r);
+	return err;
+}
+
+static int sfu_lookup_open(struct inode *inode, struct file *file)
+{
+	struct sfu_lookup_out *out = kzalloc(sizeof(*out), GFP_KERNEL);
+
+	if (!out)
+		return -ENOMEM;
+	mutex_init(&out->lock);
+	file->private_data = out;
+	return 0;
+}
+
+static int sfu_lookup_release(struct inode *inode, struct file *file)
+{
+	struct sfu_lookup_out *out = file->private_data;
+
+	kvfree(out->buf);
+	kfree(out);
+	return 0;
+}
+
+static ssize_t sfu_lookup_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	unsigned int nr;
+	struct sfu_lookup_out *out = file->private_data;
+	size_t size, len = 0;
+	unsigned int i, nr;
+	char *buf;
 	u64 *pcs;
 	int ret;
 
 	ret = sfu_pcs_parse(ubuf, count, &pcs, &nr);
 	if (ret)
 		return ret;
-	ret = sfu_dbg_run(pcs, nr);
+	size = (size_t)nr * SFU_DBG_LINE;
+	buf = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	if (!buf) {
+		kfree(pcs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++)
+		len += sfu_lookup_pc(buf + len, size - len, pcs[i]);
 	kfree(pcs);
-	if (ret)
-		return ret;
+	mutex_lock(&out->lock);
+	swap(out->buf, buf);
+	out->len = len;
+	mutex_unlock(&out->lock);
+	kvfree(buf);
 	*ppos = 0;
 	return count;
 }
 
-static ssize_t sfu_decode_read(struct file *file, char __user *ubuf,
+static ssize_t sfu_lookup_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
+	struct sfu_lookup_out *out = file->private_data;
 	ssize_t ret;
 
-	mutex_lock(&sfu_dbg.lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, sfu_dbg.out,
-				      sfu_dbg.out_len);
-	mutex_unlock(&sfu_dbg.lock);
+	mutex_lock(&out->lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, out->buf, out->len);
+	mutex_unlock(&out->lock);
 	return ret;
 }
 
-static const struct file_operations sfu_decode_fops = {
+static const struct file_operations sfu_lookup_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = sfu_decode_read,
-	.write = sfu_decode_write,
+	.open = sfu_lookup_open,
+	.release = sfu_lookup_release,
+	.read = sfu_lookup_read,
+	.write = sfu_lookup_write,
 	.llseek = default_llseek,
 };
 
-/* Format the status line into @buf.  Callers hold sfu_dbg.lock. */
-static int sfu_dbg_status(char *buf, size_t size)
-{
-	struct sfu_section sec;
-	int init, n;
-
-	init = sfu_dbg_section(&sec);
-	n = scnprintf(buf, size, "size=%zu vaddr=0x%llx abi=%u init=%d",
-		      sfu_dbg.len, sfu_dbg.vaddr, sfu_dbg.abi, init);
-	if (!init) {
-		init = sfu_section_validate(&sec);
-		n += scnprintf(buf + n, size - n,
-			       " elems=%u fdes=%u text=0x%llx-0x%llx validate=%d",
-			       sec.nr_elems, sec.nr_fdes, sec.text_lo,
-			       sec.text_hi, init);
-		sfu_section_destroy(&sec);
-	}
-	n += sfu_dbg_diag(buf + n, size - n, init, &sec);
-	n += scnprintf(buf + n, size - n, "\n");
-	return n;
-}
-
-static ssize_t sfu_status_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
-{
-	char buf[SFU_DBG_LINE];
-	int len;
-
-	mutex_lock(&sfu_dbg.lock);
-	len = sfu_dbg_status(buf, sizeof(buf));
-	mutex_unlock(&sfu_dbg.lock);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-static const struct file_operations sfu_status_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = sfu_status_read,
-	.llseek = default_llseek,
-};
-
-/*
- * The test hook makes any thread of the caller's process walk (TWA_SIGNAL
- * work included) and request_at puts kprobes on any kernel function: root
- * only, but not for a production module, so only with this set at load.
- */
-static bool sfu_test_hooks;
-module_param_named(test_hooks, sfu_test_hooks, bool, 0444);
-MODULE_PARM_DESC(test_hooks,
-		 "Create the debugfs files unwind and request_at, for tests and diagnosis (default off)");
+static struct dentry *sfu_debugfs_dir;
 
 /**
  * sfu_debugfs_init() - create /sys/kernel/debug/sframe_unwind/ and its files
@@ -311,28 +321,23 @@ void sfu_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 
-	sfu_dbg.dir = dir;
-	debugfs_create_file("section", 0200, dir, NULL, &sfu_section_fops);
-	debugfs_create_x64("vaddr", 0600, dir, &sfu_dbg.vaddr);
-	debugfs_create_u8("abi", 0600, dir, &sfu_dbg.abi);
-	debugfs_create_file("decode", 0600, dir, NULL, &sfu_decode_fops);
-	debugfs_create_file("status", 0400, dir, NULL, &sfu_status_fops);
-	sfu_introspect_init(dir);
-	if (!sfu_test_hooks)
-		return;
-	if (sfu_testhook_init(dir))
-		pr_warn("no deferred unwinding test hook\n");
+	sfu_debugfs_dir = dir;
+	debugfs_create_file("sections", 0400, dir, NULL, &sfu_sections_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &sfu_stats_fops);
+	debugfs_create_file("lookup", 0600, dir, NULL, &sfu_lookup_fops);
 	sfu_trace_request_init(dir);
+	sfu_debug_init(dir);
 }
 
-/* Remove the directory; waits for open files' current operations. */
+/**
+ * sfu_debugfs_exit() - remove the directory and free what its files hold
+ *
+ * Waits for open files' current operations first.
+ */
 void sfu_debugfs_exit(void)
 {
-	debugfs_remove_recursive(sfu_dbg.dir);
+	debugfs_remove_recursive(sfu_debugfs_dir);
+	sfu_debugfs_dir = NULL;
 	sfu_trace_request_exit();
-	sfu_testhook_exit();
-	sfu_dbg.dir = NULL;
-	kvfree(sfu_dbg.out);
-	sfu_dbg.out = NULL;
-	sfu_dbg_reset_blob();
+	sfu_debug_exit();
 }

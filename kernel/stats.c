@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The module's event counters (debugfs stats, introspect.c), and the
+ * The module's event counters (debugfs stats, debugfs.c), and the
  * refusals of sections: each counted by kind and logged, rate limited.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -45,7 +45,7 @@ kvers_bookworm="6.12 6.1"
 kvers_trixie="7 6.12-deb13"
 }
 guest_tests="module_load.sh modinfo.sh registry_exec.sh registry_fork.sh
-registry_dlopen unwind_chain"
+registry_dlopen perf_callchain.sh"
 version=$(sed -n 's/^#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
 	"$root/include/sframe/version.h")
 

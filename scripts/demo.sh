@@ -65,7 +65,8 @@ cp "$(scripts/fetch-flamegraph.sh)" "$work/extra/flamegraph-template.html"
 
 say "booting Debian's stock $arch $kver kernel in QEMU; perf records the"
 say "workload (-O2 -fomit-frame-pointer) without, then with sframe_unwind.ko"
-scripts/qemu/run.sh "$arch" "$kver" --tests demo.sh --extra "$work/extra" \
+scripts/qemu/run.sh "$arch" "$kver" --product --tests demo.sh \
+	--extra "$work/extra" \
 	--out "$root/build/qemu/demo" > "$work/guest.log" 2>&1 || {
 	tail -30 "$work/guest.log"
 	die "the guest run failed (log: $work/guest.log)"

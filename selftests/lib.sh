@@ -42,8 +42,23 @@ loaded() {
 	[ -d /sys/module/sframe_unwind ]
 }
 
+# debug_build: the module under test has the test and debug interfaces
+# (CONFIG_SFRAME_UNWIND_DEBUG, as run.sh builds it); a packaged one not.
+debug_build() {
+	grep -q 'parmtype=test_hooks:' "$ko"
+}
+
+# load_params: insmod's parameters for the tests: the test hook, where
+# the build has it.
+load_params() {
+	if debug_build; then
+		echo test_hooks=1
+	fi
+}
+
 load() {
-	loaded || insmod "$ko" test_hooks=1
+	# shellcheck disable=SC2046  # none or one word
+	loaded || insmod "$ko" $(load_params)
 }
 
 # unload: rmmod, retried while something still holds the module.

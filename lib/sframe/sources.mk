@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The SFrame library's sources: the one list that every build reads.
-# Kbuild (the module), the Makefile (host tools, tests, fuzzers),
-# scripts/kunit.sh (KUnit) and selftests/Makefile (the guest programs)
-# all take it from here.
+# Kbuild (the module and the KUnit module), the Makefile (host tools,
+# tests, fuzzers) and selftests/Makefile (the guest programs) all take it
+# from here.
 #
 #   sframe-dec	reading sections: headers, FDEs, FREs, rules, lookups,
 #		row indexes, rule tables, printing, the build-id note

@@ -26,6 +26,9 @@
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
 #                     name the guest's kernel
+#   --product         build the tree's module as DKMS does, without the
+#                     test and debug interfaces (CONFIG_SFRAME_UNWIND_DEBUG)
+#                     that the selftests use; the default builds them in
 #   --stalls-ok       a soft-lockup or RCU-stall report whose backtrace
 #                     has no frame of the module is a warning, not a
 #                     failure (make bench: under TCG a busy host stalls
@@ -80,6 +83,7 @@ out=$root/build/qemu/$arch-$kver
 extra=""
 module=""
 stalls_ok=""
+buildvars=(CONFIG_SFRAME_UNWIND_DEBUG=y)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=$2; shift 2 ;;
@@ -91,6 +95,7 @@ while [ $# -gt 0 ]; do
 	--no-hostfs) hostfs=""; shift ;;
 	--stalls-ok) stalls_ok=1; shift ;;
 	--module) module=$(realpath "$2"); shift 2 ;;
+	--product) buildvars=(); shift ;;
 	*) die "unknown option $1" ;;
 	esac
 done
@@ -156,9 +161,10 @@ mkdir -p "$out/mod" "$out/testmod"
 build_module() {
 	local src=$1 dst=$2
 
+	shift 2
 	cp -r "$src"/. "$dst"/
 	"$root/scripts/kbuild.sh" --log "$dst/build.log" "$arch" "$kdir" \
-		"$dst" -s modules ||
+		"$dst" -s "$@" modules ||
 		{ cat "$dst/build.log" >&2; die "module build failed or warned"; }
 }
 if [ -n "$module" ]; then
@@ -170,7 +176,7 @@ else
 	rm -rf "$out/mod/src"
 	make -s --no-print-directory -C "$root" module-src \
 		MODULE_SRC="$out/mod/src" || die "cannot copy the module's source"
-	build_module "$out/mod/src" "$out/mod"
+	build_module "$out/mod/src" "$out/mod" "${buildvars[@]}"
 fi
 build_module "$root/selftests/modules" "$out/testmod"
 
