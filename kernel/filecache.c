@@ -414,8 +414,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	if (!fc)
 		return NULL;
 	/* The kernel copy @sec was read from goes: never read through it. */
-	fc->sec.base = fc->sec.vaddr;
-	fc->sec.mem = SFU_MEM_USER;
+	sfu_section_read_mapped(&fc->sec);
 	mutex_lock(&sfu_fcache_lock);
 	old = sfu_fcache_find(inode);
 	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
@@ -449,8 +448,7 @@ void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias)
 {
 	sfu_region_borrow_section(r, &fc->owner, &fc->sec, bias);
-	r->sec.base = r->sec.vaddr;
-	r->sec.mem = SFU_MEM_USER;
+	sfu_section_read_mapped(&r->sec);
 }
 
 /**

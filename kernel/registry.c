@@ -237,7 +237,8 @@ void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
  * Headers and the FDE index, and every FRE if the validate_fres parameter
  * is set, on the copy, so that the checks never fault and never see the
  * bytes change under them.  If the section is to be read where a process
- * has it mapped, the caller points @sec there afterwards.
+ * has it mapped, the caller points @sec there afterwards
+ * (sfu_section_read_mapped()).
  *
  * Return: 0 or a negative error code of the decoder or of the table's
  * build (-E2BIG, -ENOMEM); @sec->diag says what failed, and nothing is
@@ -246,27 +247,14 @@ void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
 int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
 		      unsigned long vaddr, unsigned int flags)
 {
-	int ret;
+	unsigned int how = 0;
 
-	ret = sfu_section_init(sec, (unsigned long)bytes, len, vaddr,
-			       SFU_MEM_KERNEL, sfu_native_abi());
-	if (!ret && sfu_validate_fres)
-		ret = sfu_section_validate(sec);
-	/*
-	 * A section that will not change is walked through its table only:
-	 * one it cannot describe (a row the decoder refuses, too many rules)
-	 * is refused, as a corrupt header is.
-	 */
-	if (!ret && (flags & SFU_SEC_TABLE))
-		ret = sfu_table_build(sec);
-	if (ret) {
-		sfu_section_destroy(sec);
-		return ret;
-	}
-	/* Walks read the table alone: the index and the bytes may go. */
+	if (sfu_validate_fres)
+		how |= SFU_OPEN_VALIDATE;
+	/* A section that will not change is walked through its table only. */
 	if (flags & SFU_SEC_TABLE)
-		sfu_section_strip(sec);
-	return 0;
+		how |= SFU_OPEN_TABLE;
+	return sfu_section_open(sec, bytes, len, vaddr, sfu_native_abi(), how);
 }
 
 /**
@@ -296,10 +284,8 @@ int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 	if (ret)
 		return ret;
 	r->version = r->sec.elems[0].version;
-	if (flags & SFU_SEC_USER) {
-		r->sec.base = vaddr;
-		r->sec.mem = SFU_MEM_USER;
-	}
+	if (flags & SFU_SEC_USER)
+		sfu_section_read_mapped(&r->sec);
 	extra = sfu_section_bytes(&r->sec);
 	ret = sfu_region_charge(r, extra);
 	if (ret)

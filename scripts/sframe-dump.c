@@ -535,14 +535,8 @@ static int dump_memory(struct dump *d, u64 len)
 	       "asked", "taken");
 	printf("# section %" PRIu64 " bytes: freed once its table is built\n",
 	       len);
+	/* The FDE and row indexes went with the strip. */
 	mem_line(&sum, "elements", sec->nr_elems, sizeof(*sec->elems));
-	mem_line(&sum, "fde-keys", sec->keys ? sec->nr_fdes : 0,
-		 sizeof(*sec->keys));
-	mem_line(&sum, "fde-entries", sec->ents ? sec->nr_fdes : 0,
-		 sizeof(*sec->ents));
-	mem_line(&sum, "fde-blocks", sec->nr_blocks, sizeof(*sec->blocks));
-	mem_line(&sum, "row-runs", sec->nr_runs, sizeof(*sec->runs));
-	mem_line(&sum, "row-marks", sec->nr_marks, sizeof(*sec->marks));
 	mem_line(&sum, "table", 1, sizeof(*t));
 	mem_line(&sum, "table-starts", t->nr_rows + SFU_TABLE_PAD,
 		 sizeof(*t->starts));

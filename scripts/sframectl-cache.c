@@ -319,15 +319,12 @@ static bool ctl_cache_file_digest(struct ctl_cache_file *f)
 bool ctl_cache_section_ok(const u8 *buf, u64 len, u64 vaddr)
 {
 	struct sfu_section sec;
-	int ret;
 
-	ret = sfu_section_init(&sec, (unsigned long)buf, len, vaddr,
-			       SFU_MEM_KERNEL, sfu_native_abi());
-	if (ret)
+	if (sfu_section_open(&sec, buf, len, vaddr, sfu_native_abi(),
+			     SFU_OPEN_VALIDATE))
 		return false;
-	ret = sfu_section_validate(&sec);
 	sfu_section_destroy(&sec);
-	return !ret;
+	return true;
 }
 
 /*

@@ -63,40 +63,13 @@ struct sfu_elem {
 	bool swap;		/* foreign byte order */
 };
 
-/* Sorted lookup key, kept only for unsorted or multi-element sections. */
-struct sfu_key {
-	u64 start;
-	u32 id;
-	u32 rows;		/* as sfu_ent.rows */
-};
-
-/* No sfu_ent.rows hint: the offset does not fit in 32 bits. */
-#define SFU_NO_ROWS_HINT		0xffffffffU
-
-/*
- * Lookup entry in kernel memory, one per FDE in address order: the key
- * of the binary search and where the function's rows probably are.
- */
-struct sfu_ent {
-	u32 start;		/* function start - text_lo */
-	u32 rows;		/* section offset of its FRE data, a hint */
-};
-
+/* The section's indexes, built and read by the library alone (internal.h). */
+struct sfu_key;
+struct sfu_ent;
+struct sfu_row_run;
+struct sfu_row_mark;
 /* A section's rows decoded once (include/sframe/table.h). */
 struct sfu_table;
-
-/* Row index (lib/sframe/rows.c): every SFU_ROW_STRIDE-th row of a function. */
-struct sfu_row_mark {
-	u32 start;		/* the row's start offset */
-	u32 off;		/* where it is, from the function's first row */
-};
-
-/* The marks of one row sequence, shared by the FDEs that point to it. */
-struct sfu_row_run {
-	u64 fres_off;		/* first FRE, section offset */
-	u32 first;		/* its first mark in sfu_section.marks */
-	u32 nr;
-};
 
 struct sfu_section {
 	unsigned long base;	/* address of byte 0 where it can be read */
@@ -217,8 +190,15 @@ u8 sfu_native_abi(void);
 
 int sfu_read(const struct sfu_section *sec, u64 off, void *dst, size_t len);
 
+/* What sfu_section_open() does besides checking the headers and indexing. */
+#define SFU_OPEN_VALIDATE		BIT(0)	/* check every row */
+#define SFU_OPEN_TABLE			BIT(1)	/* rule table only, then */
+
+int sfu_section_open(struct sfu_section *sec, const void *base, u64 size,
+		     u64 vaddr, u8 abi, unsigned int flags);
 int sfu_section_init(struct sfu_section *sec, unsigned long base, u64 size,
 		     u64 vaddr, enum sfu_mem mem, u8 abi);
+void sfu_section_read_mapped(struct sfu_section *sec);
 void sfu_section_destroy(struct sfu_section *sec);
 size_t sfu_section_bytes(const struct sfu_section *sec);
 void sfu_section_strip(struct sfu_section *sec);
