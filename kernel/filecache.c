@@ -15,9 +15,10 @@
  * page cache's clock does).  Only sections whose index can be moved are
  * kept.
  *
- * Look-ups take no lock (RCU), so that the mmap hook can map a cached file
- * without sleeping (sfu_fcache_get_now()); entries are freed after a grace
- * period.
+ * The entries are in a store of per-file rule tables (filetab.c), as the
+ * sidecars are: look-ups take no lock (RCU), so that the mmap hook can map
+ * a cached file without sleeping (sfu_fcache_get_now()); entries are freed
+ * after a grace period.
  *
  * The cache's memory is counted apart from memory_bytes (which follows
  * the processes and sidecars) but within max_total_bytes (mem.c).
@@ -25,17 +26,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
-#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/magic.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
 
 #include "compat.h"
 #include "elf.h"
 #include "filecache.h"
+#include "filetab.h"
 #include "mem.h"
 #include "quota.h"
 #include "registry.h"
@@ -46,25 +46,18 @@
 
 /* One file version's section, indexed at its link-time address. */
 struct sfu_fcache {
-	struct sfu_owner owner;		/* references: cache, regions, hook */
-	struct rcu_head rcu;
-	struct hlist_node node;		/* under sfu_fcache_lock; RCU readers */
-	struct list_head lru;		/* newest or spared first */
+	struct sfu_filetab_entry e;	/* references: cache, regions, hook */
+	struct list_head lru;		/* newest or spared first; store lock */
 	bool used;			/* since the trim last passed it */
-	dev_t dev;
-	unsigned long ino;
-	struct sfu_stamp stamp;
 	Elf64_Phdr *ph;			/* the file's program headers */
 	unsigned int phnum;
-	struct sfu_section sec;
 	size_t bytes;			/* sfu_mem_charge_cache()d */
 	struct sfu_user *user;		/* the file's owner, who pays too */
 };
 
-static DEFINE_HASHTABLE(sfu_fcaches, SFU_FCACHE_HASH_BITS);
 static LIST_HEAD(sfu_fcache_lru);
-static DEFINE_MUTEX(sfu_fcache_lock);	/* serialises changes of both */
-static unsigned int sfu_fcache_nr;	/* under the lock */
+static void sfu_fcache_unhashed(struct sfu_filetab_entry *e);
+DEFINE_SFU_FILETAB(sfu_fcaches, SFU_FCACHE_HASH_BITS, sfu_fcache_unhashed);
 static unsigned int sfu_fcache_max = SFU_FCACHE_DEF_MAX;
 
 static void sfu_fcache_trim(unsigned int keep);
@@ -114,9 +107,9 @@ static void sfu_fcache_free(struct sfu_fcache *fc)
 
 static void sfu_fcache_free_rcu(struct rcu_head *rcu)
 {
-	struct sfu_fcache *fc = container_of(rcu, struct sfu_fcache, rcu);
+	struct sfu_fcache *fc = container_of(rcu, struct sfu_fcache, e.rcu);
 
-	sfu_section_destroy(&fc->sec);
+	sfu_section_destroy(&fc->e.sec);
 	sfu_fcache_free(fc);
 }
 
@@ -127,11 +120,11 @@ static void sfu_fcache_free_rcu(struct rcu_head *rcu)
 static void sfu_fcache_release(struct kref *ref)
 {
 	struct sfu_fcache *fc = container_of(ref, struct sfu_fcache,
-					     owner.ref);
+					     e.owner.ref);
 
 	/* Counted out at once: a charge that trimmed may use it now. */
 	sfu_fcache_uncharge(fc);
-	call_rcu(&fc->rcu, sfu_fcache_free_rcu);
+	call_rcu(&fc->e.rcu, sfu_fcache_free_rcu);
 }
 
 /**
@@ -141,15 +134,19 @@ static void sfu_fcache_release(struct kref *ref)
 void sfu_fcache_put(struct sfu_fcache *fc)
 {
 	if (fc)
-		sfu_owner_put(&fc->owner);
+		sfu_owner_put(&fc->e.owner);
+}
+
+/* The store took @e out: so does the LRU list.  Under the store's lock. */
+static void sfu_fcache_unhashed(struct sfu_filetab_entry *e)
+{
+	list_del(&container_of(e, struct sfu_fcache, e)->lru);
 }
 
 /* Take @fc out of the cache; its borrowers keep it.  Caller holds lock. */
 static void sfu_fcache_unhash(struct sfu_fcache *fc)
 {
-	hash_del_rcu(&fc->node);
-	list_del(&fc->lru);
-	sfu_fcache_nr--;
+	sfu_filetab_unhash(&sfu_fcaches, &fc->e);
 	sfu_fcache_put(fc);
 }
 
@@ -161,12 +158,12 @@ static void sfu_fcache_trim(unsigned int keep)
 {
 	unsigned int spared = 0;
 
-	mutex_lock(&sfu_fcache_lock);
-	while (sfu_fcache_nr > keep) {
+	mutex_lock(&sfu_fcaches.lock);
+	while (sfu_fcaches.nr > keep) {
 		struct sfu_fcache *fc = list_last_entry(&sfu_fcache_lru,
 							struct sfu_fcache, lru);
 
-		if (spared < sfu_fcache_nr && READ_ONCE(fc->used)) {
+		if (spared < sfu_fcaches.nr && READ_ONCE(fc->used)) {
 			WRITE_ONCE(fc->used, false);
 			list_move(&fc->lru, &sfu_fcache_lru);
 			spared++;
@@ -174,54 +171,28 @@ static void sfu_fcache_trim(unsigned int keep)
 		}
 		sfu_fcache_unhash(fc);
 	}
-	mutex_unlock(&sfu_fcache_lock);
+	mutex_unlock(&sfu_fcaches.lock);
 }
 
-static unsigned long sfu_fcache_key(dev_t dev, unsigned long ino)
-{
-	return ino ^ ((unsigned long)dev << 20);
-}
-
-/* Is @fc of the file of @inode as it is now (@st)? */
-static bool sfu_fcache_matches(const struct sfu_fcache *fc,
-			       const struct inode *inode,
-			       const struct sfu_stamp *st)
-{
-	return fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino &&
-	       sfu_stamp_equal(&fc->stamp, st);
-}
-
-/*
- * The entry of @inode, whatever its version.  Caller holds the lock or
- * the RCU read lock.
- */
+/* The entry of @inode under the store's lock or RCU, or NULL. */
 static struct sfu_fcache *sfu_fcache_find(const struct inode *inode)
 {
-	struct sfu_fcache *fc;
+	struct sfu_filetab_entry *e = sfu_filetab_find(&sfu_fcaches, inode);
 
-	hash_for_each_possible_rcu(sfu_fcaches, fc, node,
-				   sfu_fcache_key(inode->i_sb->s_dev,
-						  inode->i_ino),
-				   lockdep_is_held(&sfu_fcache_lock))
-		if (fc->dev == inode->i_sb->s_dev && fc->ino == inode->i_ino)
-			return fc;
-	return NULL;
+	return e ? container_of(e, struct sfu_fcache, e) : NULL;
 }
 
 /* A reference to the entry of @inode if it is of version @st.  Any context. */
 static struct sfu_fcache *sfu_fcache_lookup(const struct inode *inode,
 					    const struct sfu_stamp *st)
 {
+	struct sfu_filetab_entry *e = sfu_filetab_get(&sfu_fcaches, inode, st);
 	struct sfu_fcache *fc;
 
-	rcu_read_lock();
-	fc = sfu_fcache_find(inode);
-	if (fc && (!sfu_fcache_matches(fc, inode, st) ||
-		   !sfu_owner_tryget(&fc->owner)))
-		fc = NULL;
-	rcu_read_unlock();
-	if (fc)
-		WRITE_ONCE(fc->used, true);
+	if (!e)
+		return NULL;
+	fc = container_of(e, struct sfu_fcache, e);
+	WRITE_ONCE(fc->used, true);
 	return fc;
 }
 
@@ -231,11 +202,11 @@ static void sfu_fcache_drop_stale(const struct inode *inode,
 {
 	struct sfu_fcache *fc;
 
-	mutex_lock(&sfu_fcache_lock);
+	mutex_lock(&sfu_fcaches.lock);
 	fc = sfu_fcache_find(inode);
-	if (fc && !sfu_fcache_matches(fc, inode, st))
+	if (fc && !sfu_filetab_current(&fc->e, st))
 		sfu_fcache_unhash(fc);
-	mutex_unlock(&sfu_fcache_lock);
+	mutex_unlock(&sfu_fcaches.lock);
 }
 
 /**
@@ -323,11 +294,11 @@ static void sfu_fcache_trim_user(const struct sfu_user *u)
 {
 	struct sfu_fcache *fc, *next;
 
-	mutex_lock(&sfu_fcache_lock);
+	mutex_lock(&sfu_fcaches.lock);
 	list_for_each_entry_safe(fc, next, &sfu_fcache_lru, lru)
-		if (fc->user == u && kref_read(&fc->owner.ref) == 1)
+		if (fc->user == u && kref_read(&fc->e.owner.ref) == 1)
 			sfu_fcache_unhash(fc);
-	mutex_unlock(&sfu_fcache_lock);
+	mutex_unlock(&sfu_fcaches.lock);
 }
 
 /* Count @bytes for @fc: in the pool, and to @inode's owner. */
@@ -370,17 +341,15 @@ static struct sfu_fcache *sfu_fcache_new(struct file *file,
 	if (!fc)
 		return NULL;
 	fc->ph = kmemdup(ph, phnum * sizeof(*ph), GFP_KERNEL_ACCOUNT);
-	if (!fc->ph || sfu_file_stamp(file, &fc->stamp) ||
+	if (!fc->ph ||
+	    sfu_filetab_entry_init(&fc->e, file, sfu_fcache_release) ||
 	    sfu_fcache_charge(fc, inode, bytes))
 		goto free_fc;
-	sfu_owner_init(&fc->owner, sfu_fcache_release);
 	/* New, so not the first to go at the next trim. */
 	fc->used = true;
 	fc->phnum = phnum;
 	fc->bytes = bytes;
-	fc->dev = inode->i_sb->s_dev;
-	fc->ino = inode->i_ino;
-	fc->sec = *sec;
+	fc->e.sec = *sec;
 	return fc;
 
 free_fc:
@@ -414,23 +383,22 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	if (!fc)
 		return NULL;
 	/* The kernel copy @sec was read from goes: never read through it. */
-	sfu_section_read_mapped(&fc->sec);
-	mutex_lock(&sfu_fcache_lock);
+	sfu_section_read_mapped(&fc->e.sec);
+	mutex_lock(&sfu_fcaches.lock);
 	old = sfu_fcache_find(inode);
-	if (old && sfu_fcache_matches(old, inode, &fc->stamp)) {
+	if (old && sfu_filetab_current(&old->e, &fc->e.stamp)) {
 		/* Indexed twice at once: keep the first, give @sec back. */
-		mutex_unlock(&sfu_fcache_lock);
+		mutex_unlock(&sfu_fcaches.lock);
 		sfu_fcache_uncharge(fc);
 		sfu_fcache_free(fc);	/* never published */
 		return NULL;
 	}
 	if (old)
 		sfu_fcache_unhash(old);
-	hash_add_rcu(sfu_fcaches, &fc->node, sfu_fcache_key(fc->dev, fc->ino));
+	sfu_filetab_insert(&sfu_fcaches, &fc->e);
 	list_add(&fc->lru, &sfu_fcache_lru);
-	sfu_fcache_nr++;
-	sfu_owner_get(&fc->owner);
-	mutex_unlock(&sfu_fcache_lock);
+	sfu_owner_get(&fc->e.owner);
+	mutex_unlock(&sfu_fcaches.lock);
 	memset(sec, 0, sizeof(*sec));
 	sfu_fcache_trim(READ_ONCE(sfu_fcache_max));
 	return fc;
@@ -447,7 +415,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias)
 {
-	sfu_region_borrow_section(r, &fc->owner, &fc->sec, bias);
+	sfu_region_borrow_section(r, &fc->e.owner, &fc->e.sec, bias);
 	sfu_section_read_mapped(&r->sec);
 }
 
@@ -459,9 +427,9 @@ void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
  */
 void sfu_fcache_stats(u64 *nr, u64 *bytes)
 {
-	mutex_lock(&sfu_fcache_lock);
-	*nr = sfu_fcache_nr;
-	mutex_unlock(&sfu_fcache_lock);
+	mutex_lock(&sfu_fcaches.lock);
+	*nr = sfu_fcaches.nr;
+	mutex_unlock(&sfu_fcaches.lock);
 	*bytes = sfu_mem_cache_bytes();
 }
 

@@ -178,7 +178,7 @@ static int sfu_region_from_blob(struct sfu_region *r, struct sfu_blob *blob,
 
 	if (WARN_ON_ONCE(!owner->indexed))
 		return -EINVAL;
-	sfu_region_borrow_section(r, &owner->owner, &owner->sec, bias);
+	sfu_region_borrow_section(r, &owner->e.owner, &owner->e.sec, bias);
 	return 0;
 }
 

@@ -8,11 +8,11 @@
  * written since, or a new file that reuses the inode number, does not get
  * it, and the sidecar is dropped when it is found stale, and as soon as
  * the file's last name goes or its file system is unmounted (watch.c).
- * Identical sections of two copies of a file are kept once.  Mappings
- * look sidecars up without a lock (RCU).
+ * Identical sections of two copies of a file are kept once.  They are
+ * kept in a store of per-file rule tables (filetab.c), as the file cache's
+ * entries are: mappings look sidecars up without a lock (RCU).
  */
 #include <linux/fs.h>
-#include <linux/hashtable.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -32,40 +32,38 @@
 /* A daemon registers every file without SFrame that runs: room for them. */
 #define SFU_SIDECAR_HASH_BITS	10
 
+static inline struct sfu_blob *sfu_blob_of(struct sfu_filetab_entry *e)
+{
+	return e ? container_of(e, struct sfu_blob, e) : NULL;
+}
+
+/* The store took @e out: its watch ends.  Under the store's lock. */
+static void sfu_sidecar_unhashed(struct sfu_filetab_entry *e)
+{
+	struct sfu_blob *blob = sfu_blob_of(e);
+
+	sfu_watch_stop(blob->watch);
+	blob->watch = NULL;
+}
+
 /*
- * Mappings look sidecars up under RCU; changes take the mutex.  A sidecar
- * is freed a grace period after its last reference goes.
+ * A sidecar is freed a grace period after its last reference goes.
  */
-static DEFINE_HASHTABLE(sfu_sidecars, SFU_SIDECAR_HASH_BITS);
-static DEFINE_MUTEX(sfu_sidecar_lock);	/* serialises changes */
+DEFINE_SFU_FILETAB(sfu_sidecars, SFU_SIDECAR_HASH_BITS, sfu_sidecar_unhashed);
 
-static unsigned long sfu_sidecar_key(dev_t dev, unsigned long ino)
+/* The sidecar of @inode, any version; the store's lock or RCU held. */
+static struct sfu_blob *sfu_sidecar_find(const struct inode *inode)
 {
-	return ino ^ ((unsigned long)dev << 20);
-}
-
-/* Caller holds sfu_sidecar_lock or the RCU read lock. */
-static struct sfu_blob *sfu_sidecar_find(dev_t dev, unsigned long ino)
-{
-	struct sfu_blob *blob;
-
-	hash_for_each_possible_rcu(sfu_sidecars, blob, node,
-				   sfu_sidecar_key(dev, ino),
-				   lockdep_is_held(&sfu_sidecar_lock))
-		if (blob->dev == dev && blob->ino == ino)
-			return blob;
-	return NULL;
+	return sfu_blob_of(sfu_filetab_find(&sfu_sidecars, inode));
 }
 
 /*
- * Take @blob out of the table and end its watch; the caller holds
- * sfu_sidecar_lock and then drops the table's reference.
+ * Take @blob out of the table (and end its watch); the caller holds the
+ * store's lock and then drops the table's reference.
  */
 static void sfu_sidecar_unhash(struct sfu_blob *blob)
 {
-	hash_del_rcu(&blob->node);
-	sfu_watch_stop(blob->watch);
-	blob->watch = NULL;
+	sfu_filetab_unhash(&sfu_sidecars, &blob->e);
 }
 
 /*
@@ -78,7 +76,7 @@ static bool sfu_sidecar_matches(const struct sfu_blob *blob,
 {
 	struct sfu_stamp st;
 
-	return !sfu_file_stamp(file, &st) && sfu_stamp_equal(&st, &blob->stamp);
+	return !sfu_file_stamp(file, &st) && sfu_filetab_current(&blob->e, &st);
 }
 
 /**
@@ -89,21 +87,21 @@ static bool sfu_sidecar_matches(const struct sfu_blob *blob,
  * charged once, to the sidecar.  Walks read nothing else, so the bytes
  * go (sfu_section_check() keeps only the table).
  *
- * Return: 0 or a negative error code of the decoder (@blob->sec.diag
+ * Return: 0 or a negative error code of the decoder (@blob->e.sec.diag
  * says what failed), -ENOMEM, -EDQUOT.
  */
 static int sfu_blob_index(struct sfu_blob *blob)
 {
 	int ret;
 
-	ret = sfu_section_check(&blob->sec, blob->data, blob->len,
+	ret = sfu_section_check(&blob->e.sec, blob->data, blob->len,
 				blob->link_vaddr, SFU_SEC_TABLE);
 	if (!ret) {
-		blob->sec_bytes = sfu_section_bytes(&blob->sec);
+		blob->sec_bytes = sfu_section_bytes(&blob->e.sec);
 		ret = sfu_file_charge(blob->user, blob->sec_bytes);
 	}
 	if (ret) {
-		sfu_section_destroy(&blob->sec);
+		sfu_section_destroy(&blob->e.sec);
 		return ret;
 	}
 	blob->indexed = true;
@@ -117,7 +115,7 @@ static void sfu_blob_unindex(struct sfu_blob *blob)
 {
 	if (!blob->indexed)
 		return;
-	sfu_section_destroy(&blob->sec);
+	sfu_section_destroy(&blob->e.sec);
 	sfu_file_uncharge(blob->user, blob->sec_bytes);
 	blob->indexed = false;
 }
@@ -152,7 +150,8 @@ static void sfu_blob_uncharge(struct sfu_blob *blob)
 
 static void sfu_blob_release(struct kref *ref)
 {
-	struct sfu_blob *blob = container_of(ref, struct sfu_blob, owner.ref);
+	struct sfu_blob *blob = container_of(ref, struct sfu_blob,
+					    e.owner.ref);
 
 	sfu_blob_unindex(blob);
 	if (blob->same)
@@ -160,25 +159,7 @@ static void sfu_blob_release(struct kref *ref)
 	else if (blob->data)
 		sfu_mem_free(blob->data, blob->len);
 	sfu_blob_uncharge(blob);
-	kfree_rcu(blob, rcu);	/* sfu_sidecar_get() looks under RCU */
-}
-
-/*
- * Take @blob, found stale or gone, out of the table if it is still there.
- * Return: whether it was.
- */
-static bool sfu_sidecar_drop(struct sfu_blob *blob)
-{
-	bool hashed;
-
-	mutex_lock(&sfu_sidecar_lock);
-	hashed = sfu_sidecar_find(blob->dev, blob->ino) == blob;
-	if (hashed)
-		sfu_sidecar_unhash(blob);
-	mutex_unlock(&sfu_sidecar_lock);
-	if (hashed)
-		sfu_blob_put(blob);	/* the table's reference */
-	return hashed;
+	kfree_rcu(blob, e.rcu);	/* sfu_sidecar_get() looks under RCU */
 }
 
 /*
@@ -188,9 +169,9 @@ static bool sfu_sidecar_drop(struct sfu_blob *blob)
  */
 static void sfu_sidecar_gone(struct sfu_owner *owner)
 {
-	struct sfu_blob *blob = container_of(owner, struct sfu_blob, owner);
+	struct sfu_blob *blob = container_of(owner, struct sfu_blob, e.owner);
 
-	if (sfu_sidecar_drop(blob))
+	if (sfu_filetab_remove(&sfu_sidecars, &blob->e))
 		sfu_stat_inc(SFU_STAT_SIDECARS_GONE);
 }
 
@@ -205,17 +186,13 @@ static void sfu_sidecar_gone(struct sfu_owner *owner)
  */
 struct sfu_blob *sfu_sidecar_get(struct file *file)
 {
-	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob;
 
-	rcu_read_lock();
-	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
-	if (blob && !sfu_owner_tryget(&blob->owner))
-		blob = NULL;
-	rcu_read_unlock();
+	blob = sfu_blob_of(sfu_filetab_get(&sfu_sidecars, file_inode(file),
+					   NULL));
 	if (!blob || sfu_sidecar_matches(blob, file))
 		return blob;
-	sfu_sidecar_drop(blob);
+	sfu_filetab_remove(&sfu_sidecars, &blob->e);
 	sfu_blob_put(blob);
 	return NULL;
 }
@@ -233,24 +210,25 @@ static bool sfu_sidecar_same(const struct sfu_blob *a,
 	return a->build_id_len && a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len) &&
 	       a->link_vaddr == b->link_vaddr && a->len == b->len &&
-	       sfu_table_same(&a->sec, &owner->sec);
+	       sfu_table_same(&a->e.sec, &owner->e.sec);
 }
 
 /*
  * If a sidecar in the table has the same section (another copy of the
  * file), let @blob use its table and free its own: identical sections are
- * kept once.  Caller holds sfu_sidecar_lock; @blob is not in the table.
+ * kept once.  Caller holds the store's lock; @blob is not in the table.
  */
 static void sfu_sidecar_share(struct sfu_blob *blob)
 {
-	struct sfu_blob *other, *owner;
+	struct sfu_filetab_entry *e;
+	struct sfu_blob *owner;
 	unsigned int bkt;
 
-	hash_for_each(sfu_sidecars, bkt, other, node) {
-		if (!sfu_sidecar_same(blob, other))
+	sfu_filetab_for_each(&sfu_sidecars, bkt, e) {
+		if (!sfu_sidecar_same(blob, sfu_blob_of(e)))
 			continue;
-		owner = other->same ? other->same : other;
-		sfu_owner_get(&owner->owner);
+		owner = sfu_blob_of(e)->same ?: sfu_blob_of(e);
+		sfu_owner_get(&owner->e.owner);
 		sfu_blob_unindex(blob);
 		blob->same = owner;
 		return;
@@ -291,18 +269,14 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 		ret = -ENOMEM;
 		goto free_phdrs;
 	}
-	sfu_owner_init(&blob->owner, sfu_blob_release);
-	ret = sfu_blob_charge(blob, inode);
+	ret = sfu_filetab_entry_init(&blob->e, file, sfu_blob_release);
+	if (!ret)
+		ret = sfu_blob_charge(blob, inode);
 	if (ret)
 		goto put_blob;
-	blob->dev = inode->i_sb->s_dev;
-	blob->ino = inode->i_ino;
 	blob->link_vaddr = arg->sframe_vaddr;
 	blob->len = arg->sframe_len;
 	blob->build_id_len = sfu_elf_build_id(file, &elf, blob->build_id);
-	ret = sfu_file_stamp(file, &blob->stamp);
-	if (ret)
-		goto put_blob;
 	if (arg->build_id_len &&
 	    (arg->build_id_len != blob->build_id_len ||
 	     memcmp(arg->build_id, blob->build_id, arg->build_id_len))) {
@@ -324,23 +298,22 @@ int sfu_sidecar_add(struct file *file, const struct sframe_unwind_file *arg,
 	if (ret)
 		goto put_blob;
 
-	mutex_lock(&sfu_sidecar_lock);
-	old = sfu_sidecar_find(blob->dev, blob->ino);
+	mutex_lock(&sfu_sidecars.lock);
+	old = sfu_sidecar_find(inode);
 	/* One of another version of the file (or another file) is stale. */
 	if (old && !(arg->flags & SFRAME_UNWIND_REPLACE) &&
-	    sfu_stamp_equal(&old->stamp, &blob->stamp)) {
+	    sfu_filetab_current(&old->e, &blob->e.stamp)) {
 		ret = -EEXIST;
 	} else {
 		sfu_sidecar_share(blob);
 		if (old)
 			sfu_sidecar_unhash(old);
-		hash_add_rcu(sfu_sidecars, &blob->node,
-			     sfu_sidecar_key(blob->dev, blob->ino));
-		blob->watch = sfu_watch_start(inode, &blob->owner,
+		sfu_filetab_insert(&sfu_sidecars, &blob->e);
+		blob->watch = sfu_watch_start(inode, &blob->e.owner,
 					      sfu_sidecar_gone);
 		blob = old;	/* the table's reference to drop */
 	}
-	mutex_unlock(&sfu_sidecar_lock);
+	mutex_unlock(&sfu_sidecars.lock);
 put_blob:
 	if (blob)
 		sfu_blob_put(blob);
@@ -357,21 +330,20 @@ free_phdrs:
  */
 void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing)
 {
-	struct sfu_blob *blob;
+	struct sfu_filetab_entry *e;
 	unsigned int bkt;
 
-	*nr = 0;
 	*bytes = 0;
 	*sharing = 0;
-	mutex_lock(&sfu_sidecar_lock);
-	hash_for_each(sfu_sidecars, bkt, blob, node) {
-		(*nr)++;
-		if (blob->same)
+	mutex_lock(&sfu_sidecars.lock);
+	*nr = sfu_sidecars.nr;
+	sfu_filetab_for_each(&sfu_sidecars, bkt, e) {
+		if (sfu_blob_of(e)->same)
 			(*sharing)++;
 		else
-			*bytes += blob->len;
+			*bytes += sfu_blob_of(e)->len;
 	}
-	mutex_unlock(&sfu_sidecar_lock);
+	mutex_unlock(&sfu_sidecars.lock);
 }
 
 /**
@@ -384,14 +356,13 @@ void sfu_sidecar_stats(u64 *nr, u64 *bytes, u64 *sharing)
  */
 int sfu_sidecar_del(struct file *file)
 {
-	struct inode *inode = file_inode(file);
 	struct sfu_blob *blob;
 
-	mutex_lock(&sfu_sidecar_lock);
-	blob = sfu_sidecar_find(inode->i_sb->s_dev, inode->i_ino);
+	mutex_lock(&sfu_sidecars.lock);
+	blob = sfu_sidecar_find(file_inode(file));
 	if (blob)
 		sfu_sidecar_unhash(blob);
-	mutex_unlock(&sfu_sidecar_lock);
+	mutex_unlock(&sfu_sidecars.lock);
 	if (!blob)
 		return -ENOENT;
 	sfu_blob_put(blob);
@@ -409,19 +380,22 @@ int sfu_sidecar_del(struct file *file)
  */
 int sfu_sidecar_del_build_id(const u8 *id, u32 len)
 {
+	struct sfu_filetab_entry *e;
 	struct hlist_node *tmp;
 	struct sfu_blob *blob;
-	int bkt, ret = -ENOENT;
+	unsigned int bkt;
+	int ret = -ENOENT;
 
-	mutex_lock(&sfu_sidecar_lock);
-	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
+	mutex_lock(&sfu_sidecars.lock);
+	sfu_filetab_for_each_safe(&sfu_sidecars, bkt, tmp, e) {
+		blob = sfu_blob_of(e);
 		if (blob->build_id_len != len || memcmp(blob->build_id, id, len))
 			continue;
 		sfu_sidecar_unhash(blob);
 		sfu_blob_put(blob);
 		ret = 0;
 	}
-	mutex_unlock(&sfu_sidecar_lock);
+	mutex_unlock(&sfu_sidecars.lock);
 	return ret;
 }
 
@@ -435,16 +409,18 @@ int sfu_sidecar_del_build_id(const u8 *id, u32 len)
  */
 u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room)
 {
+	struct sfu_filetab_entry *e;
 	struct sfu_blob *blob;
+	unsigned int bkt;
 	u32 n = 0;
-	int bkt;
 
-	mutex_lock(&sfu_sidecar_lock);
-	hash_for_each(sfu_sidecars, bkt, blob, node) {
+	mutex_lock(&sfu_sidecars.lock);
+	sfu_filetab_for_each(&sfu_sidecars, bkt, e) {
+		blob = sfu_blob_of(e);
 		if (n < room) {
 			memset(&out[n], 0, sizeof(out[n]));
-			out[n].dev = new_encode_dev(blob->dev);
-			out[n].ino = blob->ino;
+			out[n].dev = new_encode_dev(e->dev);
+			out[n].ino = e->ino;
 			out[n].sframe_len = blob->len;
 			out[n].build_id_len = blob->build_id_len;
 			memcpy(out[n].build_id, blob->build_id,
@@ -452,7 +428,7 @@ u32 sfu_sidecar_list(struct sframe_unwind_sidecar *out, u32 room)
 		}
 		n++;
 	}
-	mutex_unlock(&sfu_sidecar_lock);
+	mutex_unlock(&sfu_sidecars.lock);
 	return n;
 }
 
@@ -471,15 +447,6 @@ int sfu_sidecar_init(void)
  */
 void sfu_sidecar_exit(void)
 {
-	struct hlist_node *tmp;
-	struct sfu_blob *blob;
-	int bkt;
-
-	mutex_lock(&sfu_sidecar_lock);
-	hash_for_each_safe(sfu_sidecars, bkt, tmp, blob, node) {
-		sfu_sidecar_unhash(blob);
-		sfu_blob_put(blob);
-	}
-	mutex_unlock(&sfu_sidecar_lock);
+	sfu_filetab_clear(&sfu_sidecars);
 	sfu_watch_exit();
 }

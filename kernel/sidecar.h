@@ -6,29 +6,29 @@
 #ifndef _SFU_SIDECAR_H
 #define _SFU_SIDECAR_H
 
-#include <linux/kref.h>
-#include <linux/rcupdate.h>
 #include <linux/types.h>
 
 #include <sframe/decode.h>
 #include <uapi/linux/sframe_unwind.h>
 
-#include "elf.h"
-#include "registry.h"
+#include "filetab.h"
 
 struct file;
 struct sfu_watch;
 
 /* A sidecar section: kernel copy of generated SFrame for one file. */
 struct sfu_blob {
-	struct sfu_owner owner;		/* references: table, regions, watch */
-	struct rcu_head rcu;
-	struct hlist_node node;		/* sfu_sidecars: RCU, its mutex */
-	dev_t dev;
-	unsigned long ino;
+	/*
+	 * In the store of per-file tables (filetab.c); references: the
+	 * store, regions, the watch.  Its section is validated and made a
+	 * rule table once, at the link-time address, when @indexed (only
+	 * for a sidecar with a table of its own); the bytes are freed then.
+	 * Mappings of the file borrow the table, shifted by their load bias
+	 * (sfu_region_borrow_section()), instead of building one each.
+	 */
+	struct sfu_filetab_entry e;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u32 build_id_len;
-	struct sfu_stamp stamp;		/* the file's version then */
 	u64 link_vaddr;			/* section address at link time */
 	size_t len;
 	/* The section's bytes, until its rule table is built. */
@@ -39,15 +39,7 @@ struct sfu_blob {
 	 * first; a reference to it.  NULL: its table is its own.
 	 */
 	struct sfu_blob *same;
-	/*
-	 * @data validated and made a rule table once, at the link-time
-	 * address, when @indexed (only for a sidecar with a table of its
-	 * own); the bytes are freed then.  Mappings of the file borrow the
-	 * table, shifted by their load bias (sfu_region_borrow_section()),
-	 * instead of building one each.
-	 */
-	struct sfu_section sec;
-	size_t sec_bytes;
+	size_t sec_bytes;		/* what @e.sec holds */
 	bool indexed;
 	/* The watch on its file (watch.c) while in the table, or NULL. */
 	struct sfu_watch *watch;
@@ -61,7 +53,7 @@ struct sfu_blob {
 
 static inline void sfu_blob_put(struct sfu_blob *blob)
 {
-	sfu_owner_put(&blob->owner);
+	sfu_owner_put(&blob->e.owner);
 }
 
 struct sfu_blob *sfu_sidecar_get(struct file *file);
