@@ -50,6 +50,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
+#include "forked.h"
 #include "hooks.h"
 #include "mapping.h"
 #include "registry.h"

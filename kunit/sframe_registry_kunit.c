@@ -20,6 +20,7 @@
 #include <sframe/table.h>
 #include <uapi/linux/sframe_unwind.h>
 
+#include "../kernel/forked.h"
 #include "../kernel/mem.h"
 #include "../kernel/registry.h"
 #include "../kernel/stats.h"

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Regions (region.c): one registered section and the text range of one
+ * process it describes, and what they borrow their sections from.
+ */
+#ifndef _SFU_REGION_H
+#define _SFU_REGION_H
+
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+#include <sframe/decode.h>
+#include <uapi/linux/sframe_unwind.h>
+
+struct file;
+struct sfu_user;
+
+/*
+ * What regions borrow a section from: a sidecar (sidecar.h) or a file
+ * cache entry (filecache.c), which embeds it.  Counted references; the
+ * last one calls @release, the embedder's.
+ */
+struct sfu_owner {
+	struct kref ref;
+	void (*release)(struct kref *ref);
+};
+
+static inline void sfu_owner_init(struct sfu_owner *o,
+				  void (*release)(struct kref *ref))
+{
+	kref_init(&o->ref);
+	o->release = release;
+}
+
+static inline struct sfu_owner *sfu_owner_get(struct sfu_owner *o)
+{
+	kref_get(&o->ref);
+	return o;
+}
+
+static inline bool sfu_owner_tryget(struct sfu_owner *o)
+{
+	return kref_get_unless_zero(&o->ref);
+}
+
+static inline void sfu_owner_put(struct sfu_owner *o)
+{
+	kref_put(&o->ref, o->release);
+}
+
+/*
+ * One registered section and the text range it describes.  Immutable, but
+ * for the build-id frames.c reads once, when a trace first needs it.
+ */
+struct sfu_region {
+	struct kref ref;
+	struct rcu_head rcu;
+	unsigned long start;		/* text range */
+	unsigned long end;
+	struct sfu_section sec;
+	/*
+	 * A reference to what @sec's arrays (@sec_borrowed) or bytes are
+	 * borrowed from, or NULL: they are the region's own.
+	 */
+	struct sfu_owner *owner;
+	struct sfu_user *user;		/* a JIT region's payer, or NULL */
+	/*
+	 * The owner of a file region's file, who pays for an index of the
+	 * region's own too (@file_bytes of it); NULL: root's, or none.
+	 */
+	struct sfu_user *file_user;
+	size_t file_bytes;
+	/* The mapped file, or NULL (JIT); only for holders of @ref. */
+	struct file *file;
+	dev_t dev;
+	unsigned long ino;
+	unsigned long bias;		/* load bias: pc - bias, the file's own */
+	/* The file's build-id, once frames.c read it (@build_id_state). */
+	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
+	u8 build_id_len;
+	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frames.c */
+	u8 source;			/* SFRAME_UNWIND_SRC_* */
+	u8 version;
+	bool sec_borrowed;		/* @sec's arrays are @owner's */
+	size_t bytes;			/* memory this region holds */
+};
+
+/*
+ * Allocations in the mmap hook: the mmap lock is held for writing and
+ * preemption may be off; a failure leaves the work to the task work.
+ */
+#define SFU_GFP_HOOK	(GFP_NOWAIT | __GFP_NOWARN | __GFP_ACCOUNT)
+
+struct sfu_region *sfu_region_alloc(gfp_t gfp);
+struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u);
+void sfu_region_put(struct sfu_region *r);
+void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
+			       const struct sfu_section *sec,
+			       unsigned long delta);
+/* How a section is set up (sfu_section_check(), sfu_region_init_section()) */
+#define SFU_SEC_USER	0x1	/* read where the process has it mapped */
+#define SFU_SEC_TABLE	0x2	/* will not change: decode into a table */
+
+int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
+		      unsigned long vaddr, unsigned int flags);
+int sfu_region_init_section(struct sfu_region *r, const void *bytes,
+			    size_t len, unsigned long vaddr, unsigned int flags);
+bool sfu_section_too_big(u64 len);
+
+#endif /* _SFU_REGION_H */
