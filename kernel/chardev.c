@@ -22,13 +22,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "compat.h"
 #include "chardev.h"
-#include "firstmap.h"
+#include "compat.h"
 #include "quota.h"
 #include "registry.h"
 #include "scan.h"
 #include "sidecar.h"
+#include "sidecar_wait.h"
 
 /* Versions of the argument structs this module knows: the first. */
 #define SFU_REGION_SIZE_VER0	sizeof(struct sframe_unwind_region)
@@ -276,7 +276,7 @@ static long sfu_ioc_file(const void __user *uarg, bool add)
 	return ret;
 }
 
-/* LISTEN: a daemon answers the nosframe event (firstmap.c). */
+/* LISTEN: a daemon answers the nosframe event (sidecar_wait.c). */
 static long sfu_ioc_listen(const void __user *uarg)
 {
 	struct sframe_unwind_listen a;

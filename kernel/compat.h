@@ -142,7 +142,7 @@ static __always_inline void sfu_ftrace_redirect(struct ftrace_regs *fregs,
  * Argument @n (at most the fifth) of a function an ftrace ops watches (without
  * changing where it goes): from the saved pt_regs with WITH_REGS, through
  * the ftrace_regs accessor with only WITH_ARGS.  These ops cannot recurse
- * (hooks.c): without FTRACE_OPS_FL_RECURSION ftrace calls them directly,
+ * (mm_hooks.c): without FTRACE_OPS_FL_RECURSION ftrace calls them directly,
  * preemptible where the watched function is.
  */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS

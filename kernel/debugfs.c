@@ -33,11 +33,11 @@
 
 #include <sframe/table.h>
 
+#include "callchain.h"
 #include "debug.h"
 #include "debugfs.h"
 #include "filecache.h"
 #include "mem.h"
-#include "redirect.h"
 #include "registry.h"
 #include "sidecar.h"
 #include "stats.h"
@@ -180,11 +180,11 @@ static int sfu_stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < SFU_STAT_NR; i++)
 		seq_printf(m, "%s %llu\n", sfu_stat_name(i), sfu_stat_read(i));
 	seq_printf(m, "perf_redirected %d\n",
-		   sfu_redirect_active("perf_callchain_user"));
+		   sfu_callchain_active("perf_callchain_user"));
 	seq_printf(m, "userstack_redirected %d\n",
-		   sfu_redirect_active("stack_trace_save_user"));
+		   sfu_callchain_active("stack_trace_save_user"));
 	seq_printf(m, "unwind_user_redirected %d\n",
-		   sfu_redirect_active("unwind_user"));
+		   sfu_callchain_active("unwind_user"));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(sfu_stats);

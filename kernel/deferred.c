@@ -38,7 +38,7 @@
 #include <sframe/deferred.h>
 
 #include "deferred.h"
-#include "frames.h"
+#include "frame_id.h"
 #include "stats.h"
 #include "twork.h"
 

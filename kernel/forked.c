@@ -3,7 +3,7 @@
  * Forked children.
  *
  * A child gets its parent's regions in a task work that runs on its way
- * out of fork(), before its first instruction in user space (hooks.c).
+ * out of fork(), before its first instruction in user space (mm_hooks.c).
  * Until that work has inserted them all, a sample taken in the child (in
  * the kernel: the rest of fork(), the task work itself) looks them up in
  * the parent's snapshot, kept here by the child's mm: the child's address

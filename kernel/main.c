@@ -3,7 +3,7 @@
  * sframe_unwind: the module's entry points.  Load sets up, in order, the
  * task work, the registry, deferred unwinding, the hooks, the device and
  * debugfs, registers what running processes map (scan.c), and then sends
- * perf's and ftrace's user stacks through SFrame (redirect.c); unload
+ * perf's and ftrace's user stacks through SFrame (callchain.c); unload
  * takes them down in the reverse order.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -15,16 +15,16 @@
 #include <sframe/version.h>
 #include <sframe/decode.h>
 
+#include "callchain.h"
 #include "chardev.h"
 #include "debugfs.h"
 #include "deferred.h"
 #include "filecache.h"
-#include "firstmap.h"
-#include "hooks.h"
-#include "redirect.h"
+#include "mm_hooks.h"
 #include "registry.h"
 #include "scan.h"
 #include "sidecar.h"
+#include "sidecar_wait.h"
 #include "stats.h"
 #include "twork.h"
 
@@ -56,7 +56,7 @@ static int __init sfu_init(void)
 	ret = sfu_deferred_setup();
 	if (ret)
 		goto exit_registry;
-	ret = sfu_hooks_init();
+	ret = sfu_mm_hooks_init();
 	if (ret)
 		goto teardown_deferred;
 	ret = sfu_chardev_init();
@@ -67,13 +67,13 @@ static int __init sfu_init(void)
 	sfu_debugfs_init();
 	if (sfu_scan_on_load)
 		sfu_scan_all();
-	sfu_redirect_init();
+	sfu_callchain_init();
 	pr_info("loaded, native SFrame ABI %s (%u)\n",
 		sfu_abi_info(abi)->name, abi);
 	return 0;
 
 exit_hooks:
-	sfu_hooks_exit();
+	sfu_mm_hooks_exit();
 teardown_deferred:
 	sfu_deferred_stop();
 	sfu_first_map_stop();
@@ -93,10 +93,10 @@ exit_stats:
 static void __exit sfu_exit(void)
 {
 	/* perf and ftrace first, the debugfs readers, what adds regions. */
-	sfu_redirect_exit();
+	sfu_callchain_exit();
 	sfu_debugfs_exit();
 	sfu_chardev_exit();
-	sfu_hooks_exit();
+	sfu_mm_hooks_exit();
 	sfu_deferred_stop();
 	sfu_first_map_stop();
 	sfu_twork_drain();

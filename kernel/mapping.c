@@ -24,12 +24,12 @@
 #include "compat.h"
 #include "elf.h"
 #include "filecache.h"
-#include "firstmap.h"
 #include "mapping.h"
 #include "mem.h"
 #include "quota.h"
 #include "registry.h"
 #include "sidecar.h"
+#include "sidecar_wait.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -211,7 +211,7 @@ static struct sfu_region *sfu_region_new(const struct sfu_vma_ref *v,
 }
 
 /*
- * Wait for the sidecar of @v's file (firstmap.c), within what its process
+ * Wait for the sidecar of @v's file (sidecar_wait.c), within what its process
  * may still wait, which its registry keeps.
  */
 static struct sfu_blob *sfu_sidecar_wait(const struct sfu_vma_ref *v)
@@ -374,7 +374,7 @@ static bool sfu_vma_same(struct mm_struct *mm, const struct sfu_vma_ref *v)
  * @owner: a task of @mm, named in listings
  * @addr: an address in an executable file mapping of @mm
  * @from: the mapping task on its way back to user space (a file without
- *	SFrame may wait for its sidecar, firstmap.c), or a scan
+ *	SFrame may wait for its sidecar, sidecar_wait.c), or a scan
  *
  * May sleep.  Takes the mmap lock itself (sfu_map_lock()): reads the
  * mapping under it, builds the region without it, then inserts the region

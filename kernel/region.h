@@ -51,7 +51,7 @@ static inline void sfu_owner_put(struct sfu_owner *o)
 
 /*
  * One registered section and the text range it describes.  Immutable, but
- * for the build-id frames.c reads once, when a trace first needs it.
+ * for the build-id frame_id.c reads once, when a trace first needs it.
  */
 struct sfu_region {
 	struct kref ref;
@@ -76,10 +76,10 @@ struct sfu_region {
 	dev_t dev;
 	unsigned long ino;
 	unsigned long bias;		/* load bias: pc - bias, the file's own */
-	/* The file's build-id, once frames.c read it (@build_id_state). */
+	/* The file's build-id, once frame_id.c read it (@build_id_state). */
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u8 build_id_len;
-	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frames.c */
+	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frame_id.c */
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
 	u8 version;
 	bool sec_borrowed;		/* @sec's arrays are @owner's */

@@ -32,7 +32,7 @@ struct sfu_mm {
 	char comm[TASK_COMM_LEN];
 	bool hashed;			/* under sfu_mms_lock */
 	bool notified;			/* tied to @mm by @mn, not the hooks */
-	/* Jiffies its tasks waited at first mappings in vain (firstmap.c) */
+	/* Jiffies its tasks waited at first mappings in vain (sidecar_wait.c) */
 	atomic_long_t first_map_spent;
 };
 

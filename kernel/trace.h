@@ -15,7 +15,7 @@
 #include <linux/fs.h>
 #include <linux/tracepoint.h>
 
-#include "frames.h"
+#include "frame_id.h"
 
 TRACE_EVENT(sframe_unwind_request,
 
@@ -66,7 +66,7 @@ TRACE_EVENT(sframe_unwind_stack,
 );
 
 /*
- * The same walk's frames as file + address (frames.c), for naming them
+ * The same walk's frames as file + address (frame_id.c), for naming them
  * after the process is gone: per frame its address in its file and the
  * file's index, per file its build-id, device and inode.  Standard print
  * helpers only, so that trace-cmd prints it as the kernel does.

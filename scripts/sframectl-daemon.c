@@ -17,7 +17,7 @@
  * or one that follows a module reload, does not parse a file again.
  *
  * While it runs it holds the module's lease on the wait at first mapping
- * (SFRAME_UNWIND_IOC_LISTEN, kernel/firstmap.c), so a task that maps such
+ * (SFRAME_UNWIND_IOC_LISTEN, kernel/sidecar_wait.c), so a task that maps such
  * a file waits, bounded, until the sidecar is in; its workers tell the
  * module of the files they cannot make a section for.
  *

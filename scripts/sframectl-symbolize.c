@@ -31,7 +31,7 @@
 #include "sframectl.h"
 
 #define SYM_EVENT		"sframe_unwind_frames:"
-/* Files one run keeps; an event names at most 16 (kernel/frames.h). */
+/* Files one run keeps; an event names at most 16 (kernel/frame_id.h). */
 #define SYM_FILES_MAX		4096
 /* Frames an event may have: more than the module's max_depth allows. */
 #define SYM_DEPTH_MAX		4096

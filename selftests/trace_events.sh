@@ -279,7 +279,7 @@ if can_symbolize; then
 		symbolize "$out.trace.one" one
 	check "symbolized: hook_inner, hook_outer, main in the copy" \
 		named one sfu_hook hook_inner hook_outer main
-	# No region for the hook's text: frames.c goes by its mapping.
+	# No region for the hook's text: frame_id.c goes by its mapping.
 	max=$(cat "$params/max_sections")
 	echo 0 > "$params/max_sections"
 	echo > "$tracefs/trace"

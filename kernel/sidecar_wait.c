@@ -36,8 +36,8 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
-#include "firstmap.h"
 #include "sidecar.h"
+#include "sidecar_wait.h"
 #include "stats.h"
 #include "trace.h"
 

@@ -28,7 +28,7 @@
  * FUSE server, userfaultfd), and RCU tasks counts a task asleep there as
  * quiescent, so unregistering the ops does not wait for it: unload counts
  * the faulting walks under way and waits for none to be left before the
- * module's text and the regions they hold go (sfu_redirect_exit()).
+ * module's text and the regions they hold go (sfu_callchain_exit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,9 +48,9 @@
 #include <sframe/deferred.h>
 
 #include "arch/arch.h"
+#include "callchain.h"
 #include "compat.h"
-#include "hooks.h"
-#include "redirect.h"
+#include "mm_hooks.h"
 #include "registry.h"
 #include "stats.h"
 
@@ -69,8 +69,8 @@ static bool sfu_fault_in_ok;
 /* How often, in those looks, it says what it waits for. */
 #define SFU_REDIRECT_REPORT_LOOKS	1000
 
-/* Walks under way that may sleep in a page fault (sfu_redirect_exit()). */
-static atomic_t sfu_redirect_busy = ATOMIC_INIT(0);
+/* Walks under way that may sleep in a page fault (sfu_callchain_exit()). */
+static atomic_t sfu_callchain_busy = ATOMIC_INIT(0);
 
 /* The deferred walk itself faulted the pages in; nothing to keep. */
 static void sfu_fault_in_done(struct sfu_deferred *d,
@@ -172,7 +172,7 @@ static int sfu_unwind_user_kernel(struct unwind_stacktrace *trace,
 		return -EINVAL;
 	if (!sfu_may_fault())
 		mode = SFU_MEM_USER_NOFAULT;
-	atomic_inc(&sfu_redirect_busy);
+	atomic_inc(&sfu_callchain_busy);
 	ret = sfu_unwind_user(NULL, mode, trace->entries, max_entries, &res);
 	if (!ret) {
 		trace->nr = res.nr;
@@ -180,7 +180,7 @@ static int sfu_unwind_user_kernel(struct unwind_stacktrace *trace,
 		if (res.table)
 			sfu_stat_add(SFU_STAT_TABLE_FRAMES, res.table);
 	}
-	atomic_dec(&sfu_redirect_busy);
+	atomic_dec(&sfu_callchain_busy);
 	return 0;
 }
 
@@ -206,7 +206,7 @@ static bool sfu_current_has_sframe(void)
 	return has;
 }
 
-static void notrace sfu_redirect_thunk(unsigned long ip,
+static void notrace sfu_callchain_thunk(unsigned long ip,
 				       unsigned long parent_ip,
 				       struct ftrace_ops *ops,
 				       struct ftrace_regs *fregs)
@@ -241,11 +241,11 @@ static struct sfu_redirect sfu_redirects[] = {
 #endif
 };
 
-static int sfu_redirect_on(struct sfu_redirect *r)
+static int sfu_callchain_on(struct sfu_redirect *r)
 {
 	int ret;
 
-	r->ops.func = sfu_redirect_thunk;
+	r->ops.func = sfu_callchain_thunk;
 	r->ops.flags = SFU_FTRACE_OPS_FLAGS;
 	ret = sfu_ftrace_filter(&r->ops, r->symbol);
 	if (!ret)
@@ -261,12 +261,12 @@ static int sfu_redirect_on(struct sfu_redirect *r)
 }
 
 /**
- * sfu_redirect_init() - send perf's and ftrace's user stacks through SFrame
+ * sfu_callchain_init() - send perf's and ftrace's user stacks through SFrame
  *
  * A function that cannot be redirected on this kernel is reported and left
  * alone; the module works without it.
  */
-void sfu_redirect_init(void)
+void sfu_callchain_init(void)
 {
 	unsigned int i;
 
@@ -276,7 +276,7 @@ void sfu_redirect_init(void)
 	}
 	sfu_fault_in_ok = true;
 	for (i = 0; i < ARRAY_SIZE(sfu_redirects); i++)
-		sfu_redirect_on(&sfu_redirects[i]);
+		sfu_callchain_on(&sfu_redirects[i]);
 }
 
 /*
@@ -287,13 +287,13 @@ void sfu_redirect_init(void)
  * be preempted between the count's drop and its return: one more grace
  * period of RCU tasks waits for it.
  */
-static void sfu_redirect_drain(void)
+static void sfu_callchain_drain(void)
 {
 	unsigned int looks = 0;
 	int busy;
 
 	synchronize_rcu_tasks();
-	while ((busy = atomic_read(&sfu_redirect_busy))) {
+	while ((busy = atomic_read(&sfu_callchain_busy))) {
 		if (!(looks++ % SFU_REDIRECT_REPORT_LOOKS))
 			pr_info("unload waits for %d deferred walk(s) asleep in a page fault\n",
 				busy);
@@ -306,7 +306,7 @@ static void sfu_redirect_drain(void)
  * Give the kernel its own user stacks back; waits for running walks,
  * faulting ones included, however long their page faults take.
  */
-void sfu_redirect_exit(void)
+void sfu_callchain_exit(void)
 {
 	unsigned int i;
 	bool drain = false;
@@ -322,19 +322,19 @@ void sfu_redirect_exit(void)
 		drain = true;
 	}
 	if (drain)
-		sfu_redirect_drain();
+		sfu_callchain_drain();
 	if (sfu_fault_in_ok)
 		sfu_deferred_cancel(&sfu_fault_in);
 	sfu_fault_in_ok = false;
 }
 
 /**
- * sfu_redirect_active() - is @symbol's redirection in place?
+ * sfu_callchain_active() - is @symbol's redirection in place?
  * @symbol: "perf_callchain_user", "stack_trace_save_user" or "unwind_user"
  *
  * Return: true if it is.
  */
-bool sfu_redirect_active(const char *symbol)
+bool sfu_callchain_active(const char *symbol)
 {
 	unsigned int i;
 

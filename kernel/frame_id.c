@@ -27,7 +27,7 @@
 
 #include "compat.h"
 #include "elf.h"
-#include "frames.h"
+#include "frame_id.h"
 #include "registry.h"
 #include "trace.h"
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A walk's frames as file + address, for the trace event
- * sframe_unwind_frames (frames.c).
+ * sframe_unwind_frames (frame_id.c).
  */
-#ifndef _SFU_FRAMES_H
-#define _SFU_FRAMES_H
+#ifndef _SFU_FRAME_ID_H
+#define _SFU_FRAME_ID_H
 
 #include <linux/types.h>
 
@@ -39,4 +39,4 @@ struct sfu_frames {
 
 void sfu_frames_trace(u64 cookie, const unsigned long *pcs, unsigned int nr);
 
-#endif /* _SFU_FRAMES_H */
+#endif /* _SFU_FRAME_ID_H */

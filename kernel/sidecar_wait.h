@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The wait at a file's first mapping for the daemon's sidecar (firstmap.c).
+ * The wait at a file's first mapping for the daemon's sidecar
+ * (sidecar_wait.c).
  */
-#ifndef _SFU_FIRSTMAP_H
-#define _SFU_FIRSTMAP_H
+#ifndef _SFU_SIDECAR_WAIT_H
+#define _SFU_SIDECAR_WAIT_H
 
 #include <linux/atomic.h>
 #include <linux/types.h>
@@ -18,4 +19,4 @@ void sfu_first_map_added(struct file *file);
 struct sfu_blob *sfu_first_map_wait(struct file *file, atomic_long_t *spent);
 void sfu_first_map_stop(void);
 
-#endif /* _SFU_FIRSTMAP_H */
+#endif /* _SFU_SIDECAR_WAIT_H */

@@ -51,8 +51,8 @@
 
 #include "compat.h"
 #include "forked.h"
-#include "hooks.h"
 #include "mapping.h"
+#include "mm_hooks.h"
 #include "registry.h"
 #include "stats.h"
 #include "twork.h"
@@ -81,8 +81,8 @@ struct sfu_fhook {
 	bool on;		/* registered: init and exit only */
 };
 
-/* Hook calls under way; unload waits for them (see sfu_hooks_exit()). */
-static atomic_t sfu_hooks_busy = ATOMIC_INIT(0);
+/* Hook calls under way; unload waits for them (see sfu_mm_hooks_exit()). */
+static atomic_t sfu_mm_hooks_busy = ATOMIC_INIT(0);
 
 /*
  * The hooks allocate (GFP_ATOMIC) and take spinlocks.  ftrace calls them
@@ -99,13 +99,13 @@ static bool sfu_hook_enter(void)
 		sfu_stat_inc(SFU_STAT_HOOK_SKIPPED);
 		return false;
 	}
-	atomic_inc(&sfu_hooks_busy);
+	atomic_inc(&sfu_mm_hooks_busy);
 	return true;
 }
 
 static void sfu_hook_leave(void)
 {
-	atomic_dec(&sfu_hooks_busy);
+	atomic_dec(&sfu_mm_hooks_busy);
 }
 
 static void sfu_map_work_fn(struct sfu_twork *tw)
@@ -398,12 +398,12 @@ static void sfu_fhook_off(struct sfu_fhook *h)
 }
 
 /**
- * sfu_hooks_init() - start following mappings and forks
+ * sfu_mm_hooks_init() - start following mappings and forks
  *
  * Return: 0, or a negative error code with the reason logged; the kernel
  * is then one the module does not support.
  */
-int sfu_hooks_init(void)
+int sfu_mm_hooks_init(void)
 {
 	int ret;
 
@@ -455,14 +455,14 @@ unhook_exit:
  * may block on a spinlock.  So wait for the hooks under way to leave, and
  * once more for any task preempted on its way out after leaving.
  */
-void sfu_hooks_exit(void)
+void sfu_mm_hooks_exit(void)
 {
 	sfu_fhook_off(&sfu_mmap_fhook);
 	sfu_fhook_off(&sfu_fork_fhook);
 	sfu_registry_use_hooks(false);
 	sfu_fhook_off(&sfu_unmap_fhook);
 	sfu_fhook_off(&sfu_exit_fhook);
-	while (atomic_read(&sfu_hooks_busy))
+	while (atomic_read(&sfu_mm_hooks_busy))
 		msleep(SFU_HOOKS_DRAIN_MS);
 	synchronize_rcu_tasks();
 }
