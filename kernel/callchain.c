@@ -45,11 +45,10 @@
 #include <linux/unwind_user.h>
 #endif
 
-#include <sframe/deferred.h>
-
 #include "arch/arch.h"
 #include "callchain.h"
 #include "compat.h"
+#include "deferred.h"
 #include "mm_hooks.h"
 #include "registry.h"
 #include "stats.h"

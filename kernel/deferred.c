@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Deferred user stack unwinding (include/sframe/deferred.h).
+ * Deferred user stack unwinding (deferred.h).
  *
  * A request takes a slot from a fixed table, found by hashing the task:
  * the first request of a kernel entry claims a free slot with cmpxchg,
@@ -34,8 +34,6 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
-
-#include <sframe/deferred.h>
 
 #include "deferred.h"
 #include "frame_id.h"

@@ -31,8 +31,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include <sframe/deferred.h>
-
+#include "deferred.h"
 #include "testhook.h"
 
 #define SFU_TH_MAX_RESULTS	256

@@ -22,8 +22,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include <sframe/deferred.h>
-
+#include "deferred.h"
 #include "trace_request.h"
 
 #define SFU_RQ_SYMBOL_MAX	KSYM_NAME_LEN

@@ -47,12 +47,12 @@
 #include <linux/uaccess.h>
 
 #include <sframe/table.h>
-#include <sframe/unwind_user.h>
 #include <uapi/linux/sframe_unwind.h>
 
 #include "arch/arch.h"
 #include "registry.h"
 #include "stats.h"
+#include "unwind.h"
 
 #define SFU_DEF_MAX_DEPTH	127
 #define SFU_MAX_DEPTH_LIMIT	1024

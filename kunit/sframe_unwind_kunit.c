@@ -16,7 +16,7 @@
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
-#include <sframe/unwind_user.h>
+#include "../kernel/unwind.h"
 #include <uapi/linux/sframe_unwind.h>
 
 #include "../kernel/registry.h"

@@ -17,7 +17,8 @@
 
 #include <sframe/env.h>
 #include <sframe/format.h>
-#include <sframe/unwind_user.h>
+
+#include "../unwind.h"
 
 struct pt_regs;
 

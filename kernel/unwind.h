@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * User stack unwinding with SFrame: the walker.
+ * User stack unwinding with SFrame: the walker (unwind.c).
  *
  * sfu_unwind_user() walks the current task's user stack from the user
  * registers it entered the kernel with.  It reads .sframe sections (through
@@ -9,12 +9,12 @@
  * context, the deferred path), SFU_MEM_USER_NOFAULT never does (any context,
  * NMI included).
  */
-#ifndef _SFRAME_UNWIND_USER_H
-#define _SFRAME_UNWIND_USER_H
+#ifndef _SFU_UNWIND_H
+#define _SFU_UNWIND_H
 
 #include <linux/types.h>
 
-#include "env.h"
+#include <sframe/env.h>
 
 struct pt_regs;
 
@@ -61,4 +61,4 @@ int sfu_unwind_user(struct pt_regs *regs, enum sfu_mem mode,
 		    struct sfu_unwind_result *res);
 const char *sfu_stop_name(u8 stop);
 
-#endif /* _SFRAME_UNWIND_USER_H */
+#endif /* _SFU_UNWIND_H */
