@@ -42,8 +42,11 @@
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 CC		?= cc
+# The library's headers, the tools' shared code and each tool's headers.
+HOSTINC		:= -Iinclude -Itools/lib -Itools/sframe-gen -Itools/sframectl
 HOSTCFLAGS	:= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
-		   -Wstrict-prototypes -Wmissing-prototypes -std=gnu11
+		   -Wstrict-prototypes -Wmissing-prototypes -std=gnu11 \
+		   $(HOSTINC)
 O		:= build
 FUZZ_SECONDS	?= 60
 VERSION		:= $(shell sed -n 's/^\#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
@@ -61,30 +64,38 @@ include lib/sframe/sources.mk
 DECODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-dec))
 ENCODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-enc))
 SFRAME_HDRS	:= $(wildcard include/sframe/*.h lib/sframe/*.h)
+# The host programs (tools/): each in its directory, their shared code in
+# tools/lib/.  sframectl links the generator's library too.
+LIB_DIR		:= tools/lib
+GEN_DIR		:= tools/sframe-gen
+CTL_DIR		:= tools/sframectl
+DUMP_DIR	:= tools/sframe-dump
+DUMP		:= $(DUMP_DIR)/sframe-dump
+GEN		:= $(GEN_DIR)/sframe-gen
+CTL		:= $(CTL_DIR)/sframectl
+
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
-		   scripts/sha256.c scripts/tests/ctl-cache-test.c \
-		   scripts/sframectl-cache.c scripts/sframectl-fs.c
+		   $(LIB_DIR)/sha256.c scripts/tests/ctl-cache-test.c \
+		   $(CTL_DIR)/sframectl-cache.c $(CTL_DIR)/sframectl-fs.c
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
-		   scripts/sha256.h scripts/sframectl.h
+		   $(LIB_DIR)/sha256.h $(CTL_DIR)/sframectl.h
 
-GEN_LIB_SRCS	:= scripts/gen.c scripts/eh-frame.c scripts/elf-sframe.c \
-		   scripts/elf-embed.c scripts/sframe-reenc.c
-GEN_SRCS	:= scripts/sframe-gen.c $(GEN_LIB_SRCS)
-GEN_HDRS	:= scripts/gen.h scripts/eh-frame.h scripts/elf-sframe.h \
-		   scripts/elf-embed.h scripts/sframe-reenc.h
-CTL_SRCS	:= scripts/sframectl.c scripts/sframectl-core.c \
-		   scripts/sframectl-sync.c \
-		   scripts/sframectl-daemon.c scripts/sframectl-cache.c \
-		   scripts/sframectl-child.c scripts/sframectl-pool.c \
-		   scripts/sframectl-fs.c scripts/sframectl-warm.c \
-		   scripts/sframectl-subid.c \
-		   scripts/sframectl-symbolize.c \
-		   scripts/sha256.c $(GEN_LIB_SRCS)
-CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) scripts/sframectl.h scripts/sha256.h \
-		   include/uapi/linux/sframe_unwind.h \
+GEN_LIB_SRCS	:= $(addprefix $(GEN_DIR)/,gen.c eh-frame.c elf-embed.c \
+		     sframe-reenc.c) $(LIB_DIR)/elf-sframe.c
+GEN_SRCS	:= $(GEN_DIR)/sframe-gen.c $(GEN_LIB_SRCS)
+GEN_HDRS	:= $(addprefix $(GEN_DIR)/,gen.h eh-frame.h elf-embed.h \
+		     sframe-reenc.h) $(LIB_DIR)/elf-sframe.h
+CTL_SRCS	:= $(addprefix $(CTL_DIR)/,sframectl.c sframectl-core.c \
+		     sframectl-sync.c sframectl-daemon.c sframectl-cache.c \
+		     sframectl-child.c sframectl-pool.c sframectl-fs.c \
+		     sframectl-warm.c sframectl-subid.c \
+		     sframectl-symbolize.c) \
+		   $(LIB_DIR)/sha256.c $(GEN_LIB_SRCS)
+CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) $(CTL_DIR)/sframectl.h \
+		   $(LIB_DIR)/sha256.h include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
-HOST_TOOLS	:= scripts/sframe-dump scripts/sframe-gen scripts/sframectl
+HOST_TOOLS	:= $(DUMP) $(GEN) $(CTL)
 
 .PHONY: all module modules clean pictures check check-all check-builds \
 	check-host check-corpus check-table check-gen fuzz-smoke fuzz-long \
@@ -99,17 +110,17 @@ help:
 $(O):
 	@mkdir -p $@
 
-scripts/sframe-dump: scripts/sframe-dump.c scripts/elf-sframe.c \
-		     scripts/elf-sframe.h $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
+$(DUMP): $(DUMP).c $(LIB_DIR)/elf-sframe.c $(LIB_DIR)/elf-sframe.h \
+	 $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		scripts/sframe-dump.c scripts/elf-sframe.c $(DECODER_SRCS)
+		$(DUMP).c $(LIB_DIR)/elf-sframe.c $(DECODER_SRCS)
 
-scripts/sframe-gen: $(GEN_SRCS) $(GEN_HDRS) \
-		    $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+$(GEN): $(GEN_SRCS) $(GEN_HDRS) $(DECODER_SRCS) $(ENCODER_SRCS) \
+	$(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
-scripts/sframectl: $(CTL_DEPS) | $(O)
+$(CTL): $(CTL_DEPS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
@@ -127,16 +138,16 @@ $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 
 $(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	clang -O1 -g -fsanitize=fuzzer,address,undefined \
+	clang -O1 -g $(HOSTINC) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-decode.c \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
-$(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c scripts/eh-frame.c \
-		   scripts/elf-sframe.c scripts/eh-frame.h \
-		   scripts/elf-sframe.h lib/sframe/note.c $(SFRAME_HDRS) | $(O)
-	clang -O1 -g -fsanitize=fuzzer,address,undefined \
+$(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c $(GEN_DIR)/eh-frame.c \
+		   $(LIB_DIR)/elf-sframe.c $(GEN_DIR)/eh-frame.h \
+		   $(LIB_DIR)/elf-sframe.h lib/sframe/note.c $(SFRAME_HDRS) | $(O)
+	clang -O1 -g $(HOSTINC) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-ehframe.c \
-		scripts/eh-frame.c scripts/elf-sframe.c lib/sframe/note.c
+		$(GEN_DIR)/eh-frame.c $(LIB_DIR)/elf-sframe.c lib/sframe/note.c
 
 $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
@@ -158,29 +169,29 @@ check-host: $(O)/decode-test $(O)/seen-test
 		$(O)/seen-test
 
 # The daemon's table of handled files, with sanitizers.
-$(O)/seen-test: scripts/tests/seen-test.c scripts/sframectl-sync.c \
-		scripts/sframectl-fs.c scripts/sframectl-subid.c \
-		scripts/sframectl.h | $(O)
+$(O)/seen-test: scripts/tests/seen-test.c $(CTL_DIR)/sframectl-sync.c \
+		$(CTL_DIR)/sframectl-fs.c $(CTL_DIR)/sframectl-subid.c \
+		$(CTL_DIR)/sframectl.h | $(O)
 	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
-		scripts/sframectl-sync.c scripts/sframectl-fs.c \
-		scripts/sframectl-subid.c
+		$(CTL_DIR)/sframectl-sync.c $(CTL_DIR)/sframectl-fs.c \
+		$(CTL_DIR)/sframectl-subid.c
 
-check-corpus: scripts/sframe-dump
+check-corpus: $(DUMP)
 	scripts/tests/corpus.sh $(O)/corpus
 
-$(O)/sframe-gen-asan: $(GEN_SRCS) scripts/eh-frame.h scripts/elf-sframe.h \
-		      $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
+$(O)/sframe-gen-asan: $(GEN_SRCS) $(GEN_HDRS) $(DECODER_SRCS) \
+		      $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $(GEN_SRCS) $(ENCODER_SRCS) \
 		$(DECODER_SRCS)
 
 # The rule table against the lookup in real files of three architectures.
-check-table: scripts/sframe-gen scripts/sframe-dump
+check-table: $(GEN) $(DUMP)
 	scripts/tests/table-real.sh $(O)/table-real
 
-check-gen: scripts/sframe-gen scripts/sframe-dump $(O)/sframe-gen-asan
-	GEN=$(CURDIR)/scripts/sframe-gen DUMP=$(CURDIR)/scripts/sframe-dump \
+check-gen: $(GEN) $(DUMP) $(O)/sframe-gen-asan
+	GEN=$(CURDIR)/$(GEN) DUMP=$(CURDIR)/$(DUMP) \
 		GEN_ASAN=$(CURDIR)/$(O)/sframe-gen-asan \
 		scripts/tests/gen-oracle.sh $(O)/gen
 
@@ -215,10 +226,10 @@ fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
 	nice -n 19 scripts/tests/fuzz-long.sh
 
-sizes: scripts/sframe-gen
+sizes: $(GEN)
 	scripts/tests/sizes.sh $(O)/sizes
 
-memory: scripts/sframe-gen scripts/sframe-dump
+memory: $(GEN) $(DUMP)
 	scripts/tests/memory.sh $(O)/memory
 
 # The benchmarks are in bench/ (run.sh takes them from there, make -C
@@ -253,8 +264,8 @@ install: all man
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(sbindir) \
 		$(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man8 \
 		$(DESTDIR)$(unitdir)
-	install -m 755 scripts/sframe-gen scripts/sframe-dump $(DESTDIR)$(bindir)
-	install -m 755 scripts/sframectl $(DESTDIR)$(sbindir)
+	install -m 755 $(GEN) $(DUMP) $(DESTDIR)$(bindir)
+	install -m 755 $(CTL) $(DESTDIR)$(sbindir)
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man1
 	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man8
 	for u in sframectl.service sframectl-warm.service; do \

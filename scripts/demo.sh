@@ -44,17 +44,17 @@ top=${DEMO_TOP:-8}
 rm -rf "$work"
 mkdir -p "$work/extra"
 
-make -s scripts/sframe-gen scripts/sframectl
+make -s tools/sframe-gen/sframe-gen tools/sframectl/sframectl
 if [ "$arch" = s390x ]; then
 	"$cc" -O2 -fomit-frame-pointer -o "$work/workload.plain" \
 		scripts/demo/workload.c
-	scripts/sframe-gen --embed "$work/extra/workload" "$work/workload.plain"
+	tools/sframe-gen/sframe-gen --embed "$work/extra/workload" "$work/workload.plain"
 else
 	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe \
 		-o "$work/extra/workload" scripts/demo/workload.c
 fi
 if [ "$arch" = x86_64 ]; then
-	cp scripts/sframectl "$work/extra/sframectl"
+	cp tools/sframectl/sframectl "$work/extra/sframectl"
 else
 	make -s "build/cross-$triple/sframectl"
 	cp "build/cross-$triple/sframectl" "$work/extra/sframectl"

@@ -20,7 +20,7 @@
 #include "kselftest.h"
 #include "../include/sframe/decode.h"
 #include "../kunit/sframe_test_sections.h"
-#include "../scripts/elf-sframe.h"
+#include "../tools/lib/elf-sframe.h"
 
 #define DBG_DIR		"/sys/kernel/debug/sframe_unwind"
 #define CORPUS_DIR	"/corpus"

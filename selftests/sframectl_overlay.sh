@@ -10,7 +10,7 @@
 # /host:
 #   uncached      sframectl warm of the file through the overlay keeps
 #                 nothing in the cache (an overlay is not on the list of
-#                 file systems sframectl trusts, scripts/sframectl-fs.c)
+#                 file systems sframectl trusts, tools/sframectl/sframectl-fs.c)
 #   libz          sframectl warm of libz itself then makes and stores
 #                 libz's own section: nothing made from the other face
 #                 serves it.  A sframectl that parses one read of a file

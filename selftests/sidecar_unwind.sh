@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Walks through a library without SFrame of its own, with a section that
-# scripts/sframe-gen made on the host from the library's .eh_frame and
+# tools/sframe-gen/sframe-gen made on the host from the library's .eh_frame and
 # that is registered with SFRAME_UNWIND_IOC_ADD_FILE before the library is
 # mapped: selftests/perf/sidecar.c says what is checked.
 

@@ -4,7 +4,7 @@
  *
  * Kernel code that the host tools compile unchanged (include/sframe/env.h):
  * kernel/elf.c reads a file's notes and asks here, and so does the host's
- * scripts/elf-sframe.c, so the two agree on every file.
+ * tools/lib/elf-sframe.c, so the two agree on every file.
  */
 #include "../../include/sframe/note.h"
 

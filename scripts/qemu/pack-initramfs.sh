@@ -124,7 +124,7 @@ cp -L "$sysroot/libc.so.6" "$r/lib/libc.so.6"
 # sframectl, run in the root at /host: the host's own build on x86-64,
 # cross-built for the Debian root elsewhere.
 if [ -n "$hostfs" ]; then
-	ctl=$root/scripts/sframectl
+	ctl=$root/tools/sframectl/sframectl
 	[ "$arch" = x86_64 ] || ctl=$root/build/cross-${cross%-linux-gnu-}/sframectl
 	make -s -C "$root" "${ctl#"$root"/}"
 	install -m 755 "$ctl" "$r/selftests/bin/sframectl"

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../include/sframe/table.h"
+#include <sframe/table.h>
 #include "../../kunit/sframe_test_sections.h"
 
 #define BENCH_FUNC_SIZE	64

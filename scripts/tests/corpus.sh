@@ -16,8 +16,8 @@ set -u
 
 out=${1:-build/corpus}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-dump=${DUMP:-$root/scripts/sframe-dump}
-gen=${GEN:-$root/scripts/sframe-gen}
+dump=${DUMP:-$root/tools/sframe-dump/sframe-dump}
+gen=${GEN:-$root/tools/sframe-gen/sframe-gen}
 src=$root/scripts/tests/corpus-src.c
 mkdir -p "$out"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframectl's cache (scripts/sframectl-cache.c) on the host, under ASan
+ * sframectl's cache (tools/sframectl/sframectl-cache.c) on the host, under ASan
  * and UBSan: an entry serves only a file with the contents it was made
  * from; a file others may write is not cached; a hit is not stored again;
  * another user's entry is not served for root's file (as root only); and
@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "kunit-host.h"
-#include "../sframectl.h"
-#include "../../include/sframe/decode.h"
-#include "../../include/sframe/format.h"
+#include "sframectl.h"
+#include <sframe/decode.h>
+#include <sframe/format.h>
 #include "../../kunit/sframe_test_sections.h"
 
 #define CACHE_TEST_BASE_MAX	64

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../include/sframe/table.h"
+#include <sframe/table.h>
 
 #define FUZZ_HDR	8
 #define FUZZ_PROBES	16

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the .eh_frame reader and CFI interpreter of
- * scripts/eh-frame.c on arbitrary bytes.
+ * tools/sframe-gen/eh-frame.c on arbitrary bytes.
  *
  * Every input is read as a raw .eh_frame section: the first byte picks the
  * machine (byte order, frame pointer register), the section address and
@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/sframe/format.h"
-#include "../eh-frame.h"
-#include "../elf-sframe.h"
+#include <sframe/format.h>
+#include "eh-frame.h"
+#include "elf-sframe.h"
 
 /* The selector byte in front of a raw section. */
 #define FUZZ_SEL_SIZE		1

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "../../include/sframe/decode.h"
+#include <sframe/decode.h>
 #include "../../kunit/sframe_test_sections.h"
 
 static const u8 seed_abis[] = {

@@ -35,8 +35,8 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/gen}
 # The tools, built by make check-gen (GEN_ASAN with ASan and UBSan).
-gen=${GEN:-$root/scripts/sframe-gen}
-dump=${DUMP:-$root/scripts/sframe-dump}
+gen=${GEN:-$root/tools/sframe-gen/sframe-gen}
+dump=${DUMP:-$root/tools/sframe-dump/sframe-dump}
 gen_asan=${GEN_ASAN:-$root/build/sframe-gen-asan}
 # V3 sections are encoded for a high address to exercise PC-relative
 # starts; V2 keeps 32-bit starts, so it is encoded near the code.

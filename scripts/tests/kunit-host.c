@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "../../include/sframe/env.h"
+#include <sframe/env.h>
 #include "kunit-host.h"
 
 #define KUNIT_HOST_MAX_SUITES	16

@@ -22,13 +22,13 @@ set -u
 prog=memory
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/memory}
-gen=$root/scripts/sframe-gen
-dump=$root/scripts/sframe-dump
+gen=$root/tools/sframe-gen/sframe-gen
+dump=$root/tools/sframe-dump/sframe-dump
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
 
 mkdir -p "$out" || exit 1
-make -s -C "$root" scripts/sframe-gen scripts/sframe-dump || exit 1
+make -s -C "$root" tools/sframe-gen/sframe-gen tools/sframe-dump/sframe-dump || exit 1
 command -v readelf > /dev/null || apt_install binutils
 
 # Debian's programs (not another python3 first in PATH).

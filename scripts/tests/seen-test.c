@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon's table of handled files (scripts/sframectl-sync.c), on the
+ * The daemon's table of handled files (tools/sframectl/sframectl-sync.c), on the
  * host: a file is new once, forgotten on request, marked failed until it
  * is forgotten or changes, and the table holds at
  * most CTL_SEEN_MAX files, the oldest forgotten first; and which file
- * systems sframectl trusts (scripts/sframectl-fs.c): its list, by magic
+ * systems sframectl trusts (tools/sframectl/sframectl-fs.c): its list, by magic
  * and by a device's mount, not FUSE, an overlay, /proc or a device no
- * mount has; and whose a uid is (scripts/sframectl-subid.c).  TAP on
+ * mount has; and whose a uid is (tools/sframectl/sframectl-subid.c).  TAP on
  * stdout.
  */
 #include <linux/magic.h>
@@ -18,7 +18,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "../sframectl.h"
+#include "sframectl.h"
 
 /* What sframectl-sync.c needs of the rest of sframectl. */
 const char *ctl_prog = "seen-test";

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The host tools' SHA-256 (scripts/sha256.c) against the examples of
+ * The host tools' SHA-256 (tools/lib/sha256.c) against the examples of
  * NIST's "SHA-256" example document for FIPS 180-4 (one block, two
  * blocks, a million bytes) and the empty message, at once and fed in
  * pieces of every size that straddles a block's end.
  */
 #include "kunit-host.h"
-#include "../sha256.h"
+#include "sha256.h"
 
 #define SHA256_HEX_LEN		(2 * SHA256_DIGEST_SIZE + 1)
 #define SHA256_MILLION		1000000

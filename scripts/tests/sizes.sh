@@ -17,7 +17,7 @@ set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/sizes}
-gen=$root/scripts/sframe-gen
+gen=$root/tools/sframe-gen/sframe-gen
 mkdir -p "$out"
 
 prog=sizes
@@ -109,7 +109,7 @@ summary() {
 	}' "$1" | sort
 }
 
-[ -x "$gen" ] || make -s -C "$root" scripts/sframe-gen || exit 1
+[ -x "$gen" ] || make -s -C "$root" tools/sframe-gen/sframe-gen || exit 1
 src=$root/scripts/tests/corpus-src.c
 progs=()
 for cc in gcc aarch64-linux-gnu-gcc s390x-linux-gnu-gcc; do

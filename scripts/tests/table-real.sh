@@ -22,15 +22,15 @@ set -u
 prog=table-real
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/table-real}
-gen=$root/scripts/sframe-gen
-dump=$root/scripts/sframe-dump
+gen=$root/tools/sframe-gen/sframe-gen
+dump=$root/tools/sframe-dump/sframe-dump
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
 # shellcheck source=scripts/tests/tap.sh
 . "$root/scripts/tests/tap.sh"
 
 mkdir -p "$out" || exit 1
-make -s -C "$root" scripts/sframe-gen scripts/sframe-dump || exit 1
+make -s -C "$root" tools/sframe-gen/sframe-gen tools/sframe-dump/sframe-dump || exit 1
 mapfile -t files < <(real_sframe_files)
 [ "${#files[@]}" -gt 0 ] || die "no files to check"
 

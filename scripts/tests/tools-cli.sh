@@ -25,11 +25,11 @@ want=$(sed -n 's/^#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
 . "$root/scripts/tests/tap.sh"
 
 helps() {
-	"$root/scripts/$1" --help 2> /dev/null | grep -q "^Usage: $1 "
+	"$root/tools/$1/$1" --help 2> /dev/null | grep -q "^Usage: $1 "
 }
 
 versions() {
-	[ "$("$root/scripts/$1" --version 2> /dev/null)" = \
+	[ "$("$root/tools/$1/$1" --version 2> /dev/null)" = \
 	  "$1 (sframe-unwind) $want" ]
 }
 
@@ -39,7 +39,7 @@ documented() {
 	local rst=$root/Documentation/man/$1.rst opt missing=""
 
 	make -s -C "$root" "build/man/$1.$2" || return 1
-	for opt in $("$root/scripts/$1" --help |
+	for opt in $("$root/tools/$1/$1" --help |
 		     grep -oE -- '(^|[[ |])--?[a-z][a-z0-9-]*' | tr -d '[ |' |
 		     sort -u); do
 		grep -qE -- "(^|[^a-z-])$opt([^a-z0-9-]|\$)" "$rst" ||
@@ -50,7 +50,7 @@ documented() {
 }
 
 refuses() {
-	"$root/scripts/$1" --no-such-option > /dev/null 2>&1
+	"$root/tools/$1/$1" --no-such-option > /dev/null 2>&1
 	[ $? -eq 2 ]
 }
 
@@ -68,7 +68,7 @@ done
 # keeps (its own check: they are what the module charges), each taken as
 # at least what it asks, and a total that is their sum.
 dump_memory() {
-	"$root/scripts/sframe-dump" --memory "$1" > "$1.mem" || return 1
+	"$root/tools/sframe-dump/sframe-dump" --memory "$1" > "$1.mem" || return 1
 	sed 's/^/# /' "$1.mem"
 	awk '/^#/ { next }
 		$1 == "total" { total = $2; seen = 1; next }
@@ -117,8 +117,8 @@ embed_refuses() {
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if "$root/scripts/sframe-gen" --share-rows -o "$tmp/own.sframe" \
-	"$root/scripts/sframe-gen" 2> /dev/null; then
+if "$root/tools/sframe-gen/sframe-gen" --share-rows -o "$tmp/own.sframe" \
+	"$root/tools/sframe-gen/sframe-gen" 2> /dev/null; then
 	tap_check "sframe-dump --memory lists what the module keeps" \
 		dump_memory "$tmp/own.sframe"
 else
@@ -143,7 +143,7 @@ else
 		set_phdr "$tmp/bad$i" ${t%%:*}
 		cp "$tmp/bad$i" "$tmp/asan$i"
 		tap_check "sframe-gen --embed refuses a PT_LOAD where ${t#*:}" \
-			embed_refuses "$root/scripts/sframe-gen" "$tmp/bad$i"
+			embed_refuses "$root/tools/sframe-gen/sframe-gen" "$tmp/bad$i"
 		tap_check "sframe-gen --embed (ASan) refuses a PT_LOAD where ${t#*:}" \
 			embed_refuses "$asan" "$tmp/asan$i"
 	done
@@ -154,7 +154,7 @@ warm_says() {
 	local cache=$1 want=$2
 
 	shift 2
-	"$root/scripts/sframectl" warm --cache "$cache" "$@" > "$tmp/warm.out" 2>&1 ||
+	"$root/tools/sframectl/sframectl" warm --cache "$cache" "$@" > "$tmp/warm.out" 2>&1 ||
 		{ sed 's/^/# /' "$tmp/warm.out"; return 1; }
 	sed 's/^/# /' "$tmp/warm.out"
 	grep -q "^warm: $want" "$tmp/warm.out"
@@ -162,7 +162,7 @@ warm_says() {
 
 # warm_fails ARGS...: sframectl warm exits 1 with a message.
 warm_fails() {
-	"$root/scripts/sframectl" warm "$@" > "$tmp/warm.out" 2>&1
+	"$root/tools/sframectl/sframectl" warm "$@" > "$tmp/warm.out" 2>&1
 	[ $? -eq 1 ] && grep -q '^sframectl: ' "$tmp/warm.out"
 }
 
@@ -171,10 +171,10 @@ if [ "$(id -u)" -ne 0 ]; then
 		"the cache must be root's: run as root"
 else
 	mkdir -p "$tmp/tree/sub" && mkdir -m 700 "$tmp/cache"
-	cp "$root/scripts/sframe-dump" "$tmp/tree/"
-	cp "$root/scripts/sframe-gen" "$tmp/tree/sub/"
-	"$root/scripts/sframe-gen" --embed "$tmp/tree/own" \
-		"$root/scripts/sframe-dump" > /dev/null
+	cp "$root/tools/sframe-dump/sframe-dump" "$tmp/tree/"
+	cp "$root/tools/sframe-gen/sframe-gen" "$tmp/tree/sub/"
+	"$root/tools/sframe-gen/sframe-gen" --embed "$tmp/tree/own" \
+		"$root/tools/sframe-dump/sframe-dump" > /dev/null
 	echo text > "$tmp/tree/notes.txt"
 	ln -s "$tmp/tree/sub" "$tmp/tree/link"
 	tap_check "sframectl warm stores the sections of a tree's ELF files, the embedded copy apart" \
@@ -250,7 +250,7 @@ if gcc -O2 -o "$tmp/sym/symt" "$tmp/symt.c" &&
 	frames_line "cookie=7 nr=2 addrs=%d %d file_of=0000 build_ids=%s build_id_lens=14 majors=0 minors=0 inos=1" \
 		"$leaf" $((mid + 1)) "$id" > "$tmp/trace.tc"
 	tap_check "sframectl symbolize, as the kernel prints: leaf, mid, main by device and inode, [anon]" \
-		sh -c "'$root/scripts/sframectl' symbolize --path '$tmp/sym' '$tmp/trace.k' > '$tmp/sym.out.all' &&
+		sh -c "'$root/tools/sframectl/sframectl' symbolize --path '$tmp/sym' '$tmp/trace.k' > '$tmp/sym.out.all' &&
 		       tail -n +2 '$tmp/sym.out.all' > '$tmp/sym.out'"
 	tap_check "... the frames, innermost first" symbolized \
 		" leaf\+0x0 \($tmp/sym/symt\)\$" " mid\+0x1 \($tmp/sym/symt\)\$" \
@@ -258,11 +258,11 @@ if gcc -O2 -o "$tmp/sym/symt" "$tmp/symt.c" &&
 	tap_check "... the other line unchanged" \
 		grep -q "sys_enter: NR 1\$" "$tmp/sym.out.all"
 	tap_check "sframectl symbolize, as trace-cmd report prints (decimal), from stdin" \
-		sh -c "'$root/scripts/sframectl' symbolize --path '$tmp/sym' < '$tmp/trace.tc' > '$tmp/sym.out'"
+		sh -c "'$root/tools/sframectl/sframectl' symbolize --path '$tmp/sym' < '$tmp/trace.tc' > '$tmp/sym.out'"
 	tap_check "... leaf, mid" symbolized \
 		" leaf\+0x0 \($tmp/sym/symt\)\$" " mid\+0x1 \($tmp/sym/symt\)\$"
 	tap_check "sframectl symbolize of a trace without the event exits 1" \
-		sh -c "! echo none | '$root/scripts/sframectl' symbolize --path '$tmp/sym' > /dev/null 2>&1"
+		sh -c "! echo none | '$root/tools/sframectl/sframectl' symbolize --path '$tmp/sym' > /dev/null 2>&1"
 else
 	skip "sframectl symbolize" "gcc cannot build a test program"
 fi

@@ -11,7 +11,7 @@ if ! command -v systemd-analyze > /dev/null; then
 	echo "1..0 # SKIP systemd-analyze is not installed"
 	exit 0
 fi
-make -s -C "$root" scripts/sframectl build/man/sframectl.8
+make -s -C "$root" tools/sframectl/sframectl build/man/sframectl.8
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/man/man8"
@@ -21,7 +21,7 @@ echo "1..2"
 n=0 pass=0
 for u in $units; do
 	n=$((n + 1))
-	sed "s|/usr/local/sbin/sframectl|$root/scripts/sframectl|" \
+	sed "s|/usr/local/sbin/sframectl|$root/tools/sframectl/sframectl|" \
 		"$root/scripts/systemd/$u" > "$tmp/$u"
 	if systemd-analyze verify "$tmp/$u"; then
 		echo "ok $n systemd-analyze verify $u"

@@ -4,7 +4,7 @@
  * -O2 -fomit-frame-pointer without SFrame.  The program calls
  * sc_lib_entry(), which calls sc_lib_mid(), which calls back into the
  * program: a walk from there can only get through these two frames with
- * the section scripts/sframe-gen made from the library's .eh_frame.
+ * the section tools/sframe-gen/sframe-gen made from the library's .eh_frame.
  */
 #include "sclib.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sidecar_unwind: walks through a library that has no SFrame of its own,
- * with a section generated for it on the host by scripts/sframe-gen from
+ * with a section generated for it on the host by tools/sframe-gen/sframe-gen from
  * its .eh_frame and registered with SFRAME_UNWIND_IOC_ADD_FILE before the
  * library is mapped.
  *

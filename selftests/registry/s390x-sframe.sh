@@ -17,7 +17,7 @@
 # (160 - 160) / 8 = 0), RA in r14 and FP unchanged: enough for the
 # registration tests, which look up function starts, not for unwinding.
 #
-# Kept beside scripts/sframe-gen on purpose: a producer independent of the
+# Kept beside tools/sframe-gen/sframe-gen on purpose: a producer independent of the
 # code under test, as sframe-gen encodes with lib/sframe/, the library
 # whose decoder the module runs (unwind_chain_gen tests sframe-gen's
 # sections on every architecture); and sframe-gen writes no section of

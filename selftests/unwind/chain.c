@@ -22,7 +22,7 @@
  *
  * Usage: unwind_chain [sframe|fp|nofp]
  *   sframe  built with SFrame (default): the chains must be exact
- *           (unwind_chain_gen: with scripts/sframe-gen's, see below)
+ *           (unwind_chain_gen: with tools/sframe-gen/sframe-gen's, see below)
  *   fp      built with frame pointers (s390x: the back chain), without
  *           SFrame: exact, every step by the fallback (fallback > 0,
  *           sframe == 0)

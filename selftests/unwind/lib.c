@@ -4,7 +4,7 @@
  * chain.  scripts/qemu/run.sh builds it with SFrame (libsfu_uw.so), with
  * frame pointers and no SFrame (libsfu_uw_plain_fp.so), with neither
  * (libsfu_uw_plain_nofp.so), and without SFrame then given a V3 section by
- * scripts/sframe-gen --embed (libsfu_uw_gen.so), like the programs that
+ * tools/sframe-gen/sframe-gen --embed (libsfu_uw_gen.so), like the programs that
  * use it.
  */
 #include "uw.h"

@@ -27,7 +27,7 @@
 # sorted.  Exits 1 on CFI it cannot express (a CFA based on another
 # register, .cfi_escape, ...), so a build never gets rows that lie.
 #
-# Kept beside scripts/sframe-gen (which derives rows from the same CFI) on
+# Kept beside tools/sframe-gen/sframe-gen (which derives rows from the same CFI) on
 # purpose: a producer independent of the code under test, as sframe-gen
 # encodes with lib/sframe/, the library whose decoder the module runs;
 # unwind_chain_gen tests sframe-gen's sections on every architecture.

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../include/sframe/env.h"
+#include <sframe/env.h>
 
 #define SHA256_DIGEST_SIZE	32
 #define SHA256_BLOCK_SIZE	64

@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/sframe/decode.h"
-#include "../include/sframe/table.h"
-#include "../include/sframe/version.h"
+#include <sframe/decode.h>
+#include <sframe/table.h>
+#include <sframe/version.h>
 #include "elf-sframe.h"
 
 #define DUMP_MAX_PCS	64

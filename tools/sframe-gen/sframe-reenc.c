@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/sframe/decode.h"
+#include <sframe/decode.h>
 #include "sframe-reenc.h"
 
 struct reenc_ctx {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The generator's interface (scripts/gen.c): what the sframe-gen and
+ * The generator's interface (tools/sframe-gen/gen.c): what the sframe-gen and
  * sframectl commands call.  The generator prints nothing: a call that
  * fails returns a negative error code and says why in a struct gen_err,
  * and what a call found (the counts of --stats, the functions -v names,
@@ -12,8 +12,8 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "../include/sframe/encode.h"
-#include "../include/sframe/env.h"
+#include <sframe/encode.h>
+#include <sframe/env.h>
 #include "elf-sframe.h"
 
 /* Room for a message naming a file. */

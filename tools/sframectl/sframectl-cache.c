@@ -53,8 +53,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../include/sframe/decode.h"
-#include "../include/sframe/version.h"
+#include <sframe/decode.h>
+#include <sframe/version.h>
 #include "sframectl.h"
 
 #define CTL_CACHE_MAGIC		"SFUCACHE"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sframe-gen: derive an SFrame section from the .eh_frame of an ELF file
- * (the generator itself is scripts/gen.c).
+ * (the generator itself is tools/sframe-gen/gen.c).
  *
  *   sframe-gen [--version=3|2] [--vaddr ADDR] [--stats] [-v]
  *              [--no-compact | --share-rows] [--sp-word] [-o OUT]
@@ -24,7 +24,7 @@
  *                   --embed
  *     -o OUT        the raw section
  *     --embed COPY  a copy of ELF with the section embedded, covered by
- *                   PT_GNU_SFRAME (scripts/elf-embed.c); the section is
+ *                   PT_GNU_SFRAME (tools/sframe-gen/elf-embed.c); the section is
  *                   encoded for where it lands, so no --vaddr
  *     --from-v1     upgrade ELF's own SFrame section (binutils 2.40 writes
  *                   V1) to V3 instead of reading .eh_frame
@@ -45,8 +45,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../include/sframe/format.h"
-#include "../include/sframe/version.h"
+#include <sframe/format.h>
+#include <sframe/version.h>
 #include "elf-embed.h"
 #include "gen.h"
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/sframe/format.h"
-#include "../include/sframe/note.h"
+#include <sframe/format.h>
+#include <sframe/note.h>
 #include "elf-sframe.h"
 
 int elf_file_load(const char *path, struct elf_file *f)

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "../include/sframe/encode.h"
+#include <sframe/encode.h>
 
 /* A decoded section, ready for sfu_encode(). */
 struct reenc {

@@ -12,7 +12,7 @@
 #ifndef _SCRIPTS_EH_FRAME_H
 #define _SCRIPTS_EH_FRAME_H
 
-#include "../include/sframe/env.h"
+#include <sframe/env.h>
 #include "elf-sframe.h"
 
 /* Pointer encodings (DW_EH_PE_*): value format, low nibble. */

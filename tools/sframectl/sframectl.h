@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What sframectl's files share (scripts/sframectl*.c).
+ * What sframectl's files share (tools/sframectl/sframectl*.c).
  */
 #ifndef _SCRIPTS_SFRAMECTL_H
 #define _SCRIPTS_SFRAMECTL_H
@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../include/sframe/env.h"
-#include "../include/uapi/linux/sframe_unwind.h"
+#include <sframe/env.h>
+#include <uapi/linux/sframe_unwind.h>
 #include "sha256.h"
 
 struct elf_file;

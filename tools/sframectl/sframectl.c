@@ -39,7 +39,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../include/sframe/version.h"
+#include <sframe/version.h>
 #include "sframectl.h"
 
 #define CTL_EXIT_USAGE		2

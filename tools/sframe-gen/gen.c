@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The generator: an SFrame section from the .eh_frame of an ELF file.
- * sframe-gen (scripts/sframe-gen.c) and sframectl (scripts/sframectl.c)
+ * sframe-gen (tools/sframe-gen/sframe-gen.c) and sframectl (tools/sframectl/sframectl.c)
  * are its commands; gen.h is its interface.  It prints nothing: a failure
  * comes back as an error code and a message, and what it found as counts,
  * a list of the functions it left out and rows, for the command to report.
  *
- * Every FDE of .eh_frame is interpreted row by row (scripts/eh-frame.c) and
+ * Every FDE of .eh_frame is interpreted row by row (tools/sframe-gen/eh-frame.c) and
  * each row becomes an SFrame FRE.  A function whose first row SFrame cannot
  * express is left out; one that becomes inexpressible later is cut there
  * (its SFrame FDE ends at that address).  V3 uses flexible FDEs for rules
@@ -39,8 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../include/sframe/decode.h"
-#include "../include/sframe/encode.h"
+#include <sframe/decode.h>
+#include <sframe/encode.h>
 #include "eh-frame.h"
 #include "elf-embed.h"
 #include "elf-sframe.h"

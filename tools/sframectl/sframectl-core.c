@@ -31,7 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../include/sframe/format.h"
+#include <sframe/format.h>
 #include "gen.h"
 #include "sframectl.h"
 

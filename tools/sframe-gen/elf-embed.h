@@ -7,7 +7,7 @@
 #ifndef _SCRIPTS_ELF_EMBED_H
 #define _SCRIPTS_ELF_EMBED_H
 
-#include "../include/sframe/format.h"
+#include <sframe/format.h>
 #include "elf-sframe.h"
 
 #define EMBED_ERR_MAX	160
