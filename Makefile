@@ -81,11 +81,13 @@ TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
 TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
 		   $(LIB_DIR)/sha256.h $(CTL_DIR)/sframectl.h
 
-GEN_LIB_SRCS	:= $(addprefix $(GEN_DIR)/,gen.c eh-frame.c elf-embed.c \
+GEN_LIB_SRCS	:= $(addprefix $(GEN_DIR)/,gen.c gen-fre.c gen-encode.c \
+		     gen-report.c eh-frame.c eh-cfi.c elf-embed.c \
 		     sframe-reenc.c) $(LIB_DIR)/elf-sframe.c
 GEN_SRCS	:= $(GEN_DIR)/sframe-gen.c $(GEN_LIB_SRCS)
-GEN_HDRS	:= $(addprefix $(GEN_DIR)/,gen.h eh-frame.h elf-embed.h \
-		     sframe-reenc.h) $(LIB_DIR)/elf-sframe.h
+GEN_HDRS	:= $(addprefix $(GEN_DIR)/,gen.h gen-internal.h eh-frame.h \
+		     eh-frame-internal.h elf-embed.h sframe-reenc.h) \
+		   $(LIB_DIR)/elf-sframe.h
 CTL_SRCS	:= $(addprefix $(CTL_DIR)/,sframectl.c sframectl-core.c \
 		     sframectl-sync.c sframectl-daemon.c sframectl-cache.c \
 		     sframectl-child.c sframectl-pool.c sframectl-fs.c \
@@ -143,11 +145,13 @@ $(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c $(GEN_DIR)/eh-frame.c \
-		   $(LIB_DIR)/elf-sframe.c $(GEN_DIR)/eh-frame.h \
+		   $(GEN_DIR)/eh-cfi.c $(LIB_DIR)/elf-sframe.c \
+		   $(GEN_DIR)/eh-frame.h $(GEN_DIR)/eh-frame-internal.h \
 		   $(LIB_DIR)/elf-sframe.h lib/sframe/note.c $(SFRAME_HDRS) | $(O)
 	clang -O1 -g $(HOSTINC) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-ehframe.c \
-		$(GEN_DIR)/eh-frame.c $(LIB_DIR)/elf-sframe.c lib/sframe/note.c
+		$(GEN_DIR)/eh-frame.c $(GEN_DIR)/eh-cfi.c $(LIB_DIR)/elf-sframe.c \
+		lib/sframe/note.c
 
 $(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
