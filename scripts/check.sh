@@ -179,10 +179,32 @@ if [ -n "$all" ]; then
 	stage kunit-arm64 scripts/kunit.sh arm64
 	stage kunit-s390 scripts/kunit.sh s390
 fi
+
+# record: what ran, where, on which commit, and what it gave, kept as
+# build/check/results.txt (Documentation/testing.rst, Test records).
+record() {
+	local commit tier=check
+
+	[ -z "$all" ] || tier=check-all
+	commit=$(git -C "$root" rev-parse HEAD 2> /dev/null || echo unknown)
+	git -C "$root" diff --quiet HEAD 2> /dev/null ||
+		commit="$commit (with changes not committed)"
+	echo "commit $commit"
+	echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "tier make $tier"
+	echo "host $(uname -srm), $(nproc) CPUs"
+	grep -h '^# qemu-run: .* kernel ' "$log"/*.log 2> /dev/null |
+		sed 's/^# qemu-run: /guest /' | sort -u
+	printf '%s\n' "${summary[@]}"
+	echo "check: $total_pass passed, $total_fail failed"
+}
+
 echo
 echo "=== summary"
 for s in "${summary[@]}"; do
 	echo "$s"
 done
 echo "check: $total_pass passed, $total_fail failed"
+record > "$log/results.txt"
+echo "check: the record of this run is $log/results.txt"
 [ "$total_fail" -eq 0 ]
