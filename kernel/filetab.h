@@ -16,7 +16,7 @@
 #include <sframe/decode.h>
 
 #include "elf.h"
-#include "registry.h"
+#include "region.h"
 
 struct file;
 struct inode;
