@@ -115,17 +115,6 @@ spinning() {
 	[ -n "$1" ] && [ -d "/proc/$1" ]
 }
 
-# wait_ready FILE: FILE says "ready" within 30 s.
-wait_ready() {
-	local i=0
-
-	while [ "$i" -lt 300 ] && ! grep -q '^ready' "$1"; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q '^ready' "$1"
-}
-
 # only_own_fds PID: PID has stderr and two pipes open, nothing else.
 only_own_fds() {
 	ls -l "/proc/$1/fd" > "$out.fds" 2>&1
@@ -211,7 +200,7 @@ check "the parsing child keeps only stderr and its two pipes" only_own_fds "$chi
 check "... runs as nobody with RLIMIT_NPROC and RLIMIT_NOFILE 0 and a seccomp filter" \
 	confined "$child"
 check "... and is killed at its deadline ($child_timeout s), reported" \
-	wait_log 600 "^sframectl: $spin_file: parsing took longer than $child_timeout s"
+	wait_log 600 "^sframectl: $spin_file: reading and parsing took longer than $child_timeout s"
 wait "$user_pid"
 stop_daemon
 

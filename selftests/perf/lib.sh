@@ -229,6 +229,17 @@ function sym(a,   i) {
 	return "?"
 }'
 
+# wait_ready FILE: FILE says "ready" within 30 s.
+wait_ready() {
+	local i=0
+
+	while [ "$i" -lt 300 ] && ! grep -q '^ready' "$1"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q '^ready' "$1"
+}
+
 # as_user CMD...: CMD in the chroot as uid $user_uid (1000), without
 # groups.
 as_user() {
@@ -237,13 +248,15 @@ as_user() {
 }
 
 # start_daemon [VAR=VALUE...]: sframectl daemon ($ctl in the chroot, with
-# the cache $cache and --child-timeout $child_timeout if set), with
+# the cache $cache, and --child-timeout $child_timeout and --copy-max
+# $copy_max if set), with
 # VAR=VALUE in its environment, its log in $daemon_log and its pid in
 # $daemon, once its first sync is done.
 # shellcheck disable=SC2154  # ctl and cache are the test's
 start_daemon() {
 	env "$@" chroot /host "$ctl" daemon --cache "$cache" \
 		${child_timeout:+--child-timeout "$child_timeout"} \
+		${copy_max:+--copy-max "$copy_max"} \
 		> "$daemon_log" 2>&1 &
 	daemon=$!
 	wait_log 600 "^sync: " || {

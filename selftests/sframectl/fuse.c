@@ -24,6 +24,11 @@
  * server's end (SECONDS, or a kill) frees it.  registry_scan_wedge.sh
  * runs it.
  *
+ * sfu_fuse DIR FILE UID SECONDS stallread: the same file, whose server
+ * answers root's lookups and opens but none of root's READs: a root
+ * that opens the file and reads it waits for as long as the file system
+ * lives.  sframectl_copy_bound.sh runs it.
+ *
  * sfu_fuse DIR FILE UID SECONDS twoface FILE2: a file that says it is
  * root's and answers everyone, with FILE's contents until a read reaches
  * its end, and FILE2's (of the same size) from then on, every read going
@@ -76,6 +81,8 @@ static unsigned int stalled;
 /* Twoface: the contents after the first whole read, and its owner. */
 static unsigned char *data2;
 static bool twoface;
+/* Stallread: only root's READs are left pending. */
+static bool stallread;
 
 static int reply(int fd, const struct fuse_in_header *in, int error,
 		 const void *arg, size_t len)
@@ -203,6 +210,14 @@ static int do_read(int fd, const struct fuse_in_header *in, const void *arg)
 	return ret;
 }
 
+/* Is @in a request of root's that is never answered? */
+static bool stalls(const struct fuse_in_header *in)
+{
+	if (in->uid != 0 || twoface)
+		return false;
+	return !stallread || in->opcode == FUSE_READ;
+}
+
 /* One request: answered, or (root's) left pending; -1 when unmounted. */
 static int serve_one(int fd, unsigned char *buf)
 {
@@ -225,7 +240,7 @@ static int serve_one(int fd, unsigned char *buf)
 	if (in->opcode == FUSE_FORGET || in->opcode == FUSE_BATCH_FORGET ||
 	    in->opcode == FUSE_INTERRUPT)
 		return 0;
-	if (in->uid == 0 && !twoface) {
+	if (stalls(in)) {
 		fprintf(stderr, "sfu_fuse: stalled request %u of root (pid %u), %u so far\n",
 			in->opcode, in->pid, ++stalled);
 		return 0;
@@ -363,8 +378,10 @@ int main(int argc, char **argv)
 	int fd;
 
 	twoface = argc == 7 && !strcmp(argv[5], "twoface");
-	if (argc != 5 && !twoface && (argc != 6 || strcmp(argv[5], "wedge"))) {
-		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS [wedge | twoface FILE2]\n");
+	stallread = argc == 6 && !strcmp(argv[5], "stallread");
+	if (argc != 5 && !twoface && !stallread &&
+	    (argc != 6 || strcmp(argv[5], "wedge"))) {
+		fprintf(stderr, "usage: sfu_fuse DIR FILE UID SECONDS [wedge | stallread | twoface FILE2]\n");
 		return 2;
 	}
 	owner = atoi(argv[3]);
@@ -377,7 +394,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	file_len = data_len;
-	if (argc == 6) {
+	if (argc == 6 && !stallread) {
 		file_len = data_len + FUSE_WEDGE_TAIL;
 		wedge_at = (data_len + FUSE_WEDGE_AT) &
 			   ~(size_t)(sysconf(_SC_PAGESIZE) - 1);

@@ -3,20 +3,21 @@
  * sframectl's parsing child: what it keeps, what it may do, and how long
  * its parent waits for it.
  *
- * The child parses a file that any user may have written.  Before it
- * looks at a byte of it, it closes every descriptor of the daemon but the
- * sealed copy of the file, its two pipes and stderr (the file itself, the
- * trace pipe, the device, the cache directory and the signalfd stay with
- * the parent).  Once it has given up root, it takes limits (CPU time,
+ * The child parses a file that any user may have written.  First it
+ * closes every descriptor of the daemon but the file, an empty memfd, its
+ * two pipes and stderr (the trace pipe, the device, the cache directory
+ * and the signalfd stay with the parent), and copies the file into the
+ * memfd, which the parent then seals: the only read of the file, moving
+ * bytes and parsing none.  Then it gives up root, takes limits (CPU time,
  * address space, no new process, no new descriptor), maps the copy,
  * closes it and installs a seccomp filter that allows only what parsing
  * in memory needs: reading and writing its pipes, memory for malloc, and
- * exit.  Any other system call,
- * or one of another architecture's table, kills it.
+ * exit.  Any other system call, or one of another architecture's table,
+ * kills it.
  *
  * The parent waits for it with poll() until a wall-clock deadline
- * (--child-timeout), then kills it: a file that stalls or spins costs its
- * own time only.
+ * (--child-timeout), then kills it: a file that stalls the copy, or spins
+ * the parser, costs its own time only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,8 +49,12 @@
 #define CTL_NS_PER_MS		1000000LL
 /* How often the parent looks for the child's end without a pidfd. */
 #define CTL_REAP_STEP_MS	10
+/* How long a child killed at its deadline may take to end. */
+#define CTL_KILL_GRACE_MS	1000
 /* The test hook (testing.rst): "spin:NAME" or "syscall:NAME". */
 #define CTL_TEST_ENV		"SFRAMECTL_TEST_CHILD"
+/* The file is copied in pieces of this size. */
+#define CTL_COPY_CHUNK		(64 << 10)
 
 #ifndef SECCOMP_RET_KILL_PROCESS
 #define SECCOMP_RET_KILL_PROCESS	SECCOMP_RET_KILL
@@ -149,15 +155,8 @@ static void ctl_child_killed(const struct ctl_wait *w, int sig)
 			ctl_prog, w->name, sig, strsignal(sig));
 }
 
-/**
- * ctl_child_wait() - reap the child, killing it if its deadline passes
- * @w: the child's deadline, from ctl_child_started()
- * @pid: the child
- * @status: its wait status
- *
- * Return: 0, or -1 if it could not be reaped.
- */
-int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status)
+/* Until @pid ends or @w's deadline passes: what waitpid() said (0: not). */
+static pid_t ctl_wait_until(const struct ctl_wait *w, pid_t pid, int *status)
 {
 	pid_t got = waitpid(pid, status, WNOHANG);
 
@@ -168,11 +167,38 @@ int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status)
 	}
 	if (!got)
 		got = waitpid(pid, status, WNOHANG);
+	return got;
+}
+
+/**
+ * ctl_child_wait() - reap the child, killing it if its deadline passes
+ * @w: the child's deadline, from ctl_child_started()
+ * @pid: the child
+ * @status: its wait status
+ *
+ * A child killed at its deadline gets CTL_KILL_GRACE_MS to end: one that
+ * a file's server holds past SIGKILL (FUSE waits for an answer to a
+ * request its server has read, killed or not) is left behind.
+ *
+ * Return: 0, -EAGAIN if it was left behind, or -1 if it could not be
+ * reaped.
+ */
+int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status)
+{
+	struct ctl_wait grace = *w;
+	pid_t got = ctl_wait_until(w, pid, status);
+
 	if (!got) {
-		fprintf(stderr, "%s: %s: parsing took longer than %u s (--child-timeout); stopped\n",
+		fprintf(stderr, "%s: %s: reading and parsing took longer than %u s (--child-timeout); stopped\n",
 			ctl_prog, w->name, w->timeout_s);
 		kill(pid, SIGKILL);
-		got = waitpid(pid, status, 0);
+		grace.deadline_ms = ctl_now_ms() + CTL_KILL_GRACE_MS;
+		got = ctl_wait_until(&grace, pid, status);
+		if (!got) {
+			fprintf(stderr, "%s: %s: the child did not end when killed (its file's server holds it); left behind\n",
+				ctl_prog, w->name);
+			return -EAGAIN;
+		}
 		return got == pid ? 0 : -1;
 	}
 	if (got == pid && WIFSIGNALED(*status))
@@ -216,16 +242,108 @@ static void ctl_keep_only(int *keep, int nr)
 
 /**
  * ctl_child_keep() - close every descriptor but the file, pipes, stderr
- * @fd: the copy of the file
+ * @file: the file
+ * @copy: the memfd its copy goes to
  * @out: the pipe to the parent
  * @in: the pipe from the parent
  */
-void ctl_child_keep(int fd, int out, int in)
+void ctl_child_keep(int file, int copy, int out, int in)
 {
-	int keep[] = { STDERR_FILENO, fd, out, in };
+	int keep[] = { STDERR_FILENO, file, copy, out, in };
 
 	ctl_parent = getppid();
 	ctl_keep_only(keep, ARRAY_SIZE(keep));
+}
+
+/* Is @buf all zero bytes? */
+static bool ctl_zeros(const u8 *buf, size_t len)
+{
+	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
+}
+
+static int ctl_pwrite_all(int fd, const u8 *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Copy @size bytes of @fd into @copy, leaving its zeros as holes. */
+static int ctl_copy_bytes(int fd, int copy, u64 size)
+{
+	u8 *buf = malloc(CTL_COPY_CHUNK);
+	u64 off = 0;
+	ssize_t n;
+
+	if (!buf || ftruncate(copy, size))
+		goto free_buf;
+	/*
+	 * A read may return less than asked where the file system says so
+	 * (9p gives at most its message size, about 128 KiB on 6.1): read
+	 * on until the size fstat() gave, or the end of the file, which is
+	 * an error then.
+	 */
+	while (off < size) {
+		n = pread(fd, buf, size - off < CTL_COPY_CHUNK ?
+			  size - off : CTL_COPY_CHUNK, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (!ctl_zeros(buf, n) && ctl_pwrite_all(copy, buf, n, off))
+			break;
+		off += n;
+	}
+free_buf:
+	free(buf);
+	return off == size ? 0 : -1;
+}
+
+/**
+ * ctl_child_copy() - copy the file into the memfd the parent seals
+ * @fd: the file, closed here
+ * @copy: the memfd, empty
+ * @max: the most bytes the copy may hold (--copy-max, or a worker's share)
+ * @name: the file, for messages
+ *
+ * The only read of the file: the parent digests the copy for the cache
+ * and the child parses it.  Done in the child, under its deadline, so
+ * that a file whose server never answers costs that deadline and no
+ * more; still as root, as the file was opened (a FUSE server may answer
+ * its mounter and root alone).  Only bytes are moved, none is parsed.
+ *
+ * Return: the file's size, or 0 if it cannot be copied.
+ */
+u64 ctl_child_copy(int fd, int copy, u64 max, const char *name)
+{
+	struct stat st;
+	u64 size = 0;
+
+	/* Killed with its parent, a daemon's worker killed at its deadline. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != ctl_parent ||
+	    fstat(fd, &st) || st.st_size <= 0)
+		goto close_fd;
+	if ((u64)st.st_size > max)
+		fprintf(stderr, "%s: %s: %lld bytes, more than sframectl copies (%llu, --copy-max)\n",
+			ctl_prog, name, (long long)st.st_size,
+			(unsigned long long)max);
+	else if (ctl_copy_bytes(fd, copy, st.st_size))
+		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
+	else
+		size = st.st_size;
+close_fd:
+	close(fd);
+	return size;
 }
 
 /* What parsing in memory needs: pipes, malloc, exit. */

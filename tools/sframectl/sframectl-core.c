@@ -7,14 +7,16 @@
  *
  * Registration needs CAP_SYS_ADMIN or CAP_PERFMON, so sframectl runs as
  * root, and it reads files that any user can create and run.  Each file
- * is read once, by the parent, into a sealed memfd, and parsed in a child
- * process: the child gives up its privileges (user and group nobody, no
+ * is parsed in a child process, which reads it once into a memfd under
+ * the child's deadline (sframectl-child.c); the parent seals the memfd;
+ * the child gives up its privileges (user and group nobody, no
  * supplementary groups), takes CPU-time and memory limits, and only then
- * maps the copy; it hands the section back through a pipe.  A hostile ELF
- * costs at most that child, and the section and the cache's digest
- * (sframectl-cache.c) come from the same bytes, whatever the file's
- * server answers to another read.  The parent registers the section with
- * the descriptor it read, so it is the file the section came from.
+ * maps the copy; it hands the section back through a pipe.  A hostile or
+ * stalled file costs at most that child and its deadline, and the section
+ * and the cache's digest (sframectl-cache.c) come from the same bytes,
+ * whatever the file's server answers to another read.  The parent
+ * registers the section with the descriptor it opened, so it is the file
+ * the section came from.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,8 +43,6 @@
 /* What the parent tells the child once it knows the build-id. */
 #define CTL_CMD_GENERATE	'g'
 #define CTL_CMD_QUIT		'q'
-/* The file is copied in pieces of this size. */
-#define CTL_COPY_CHUNK		(64 << 10)
 
 /* A file's build-id, as the child found it. */
 struct ctl_id {
@@ -63,7 +63,7 @@ struct ctl_talk {
 };
 
 /**
- * ctl_ctx_init() - no device, no cache, the default child deadline
+ * ctl_ctx_init() - no device, no cache, the default deadline and copy bound
  * @ctx: the context
  */
 void ctl_ctx_init(struct ctl_ctx *ctx)
@@ -72,6 +72,7 @@ void ctl_ctx_init(struct ctl_ctx *ctx)
 	ctx->dev = -1;
 	ctx->cache.dirfd = -1;
 	ctx->child_timeout_s = CTL_CHILD_TIMEOUT_S;
+	ctx->copy_max = CTL_FILE_MAX;
 }
 
 /**
@@ -122,97 +123,44 @@ const char *ctl_why(int err)
 	}
 }
 
-/* Is @buf all zero bytes? */
-static bool ctl_zeros(const u8 *buf, size_t len)
+/*
+ * An empty memfd for the copy of a file (@cf->data_fd).  The child fills
+ * it (ctl_child_copy(): the only read of the file) and the parent seals
+ * it (ctl_seal_copy()); the child parses those bytes and the cache
+ * digests the same, however the file's server answers another read.
+ */
+static int ctl_open_copy(struct ctl_cache_file *cf)
 {
-	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
-}
-
-static int ctl_pwrite_all(int fd, const u8 *buf, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len) {
-		n = pwrite(fd, buf, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
-/* Copy @size bytes of @fd into @copy, leaving its zeros as holes. */
-static int ctl_copy(int fd, int copy, u64 size)
-{
-	u8 *buf = malloc(CTL_COPY_CHUNK);
-	u64 off = 0;
-	ssize_t n;
-
-	if (!buf || ftruncate(copy, size))
-		goto free_buf;
-	/*
-	 * A read may return less than asked where the file system says so
-	 * (9p gives at most its message size, about 128 KiB on 6.1): read
-	 * on until the size fstat() gave, or the end of the file, which is
-	 * an error then.
-	 */
-	while (off < size) {
-		n = pread(fd, buf, size - off < CTL_COPY_CHUNK ?
-			  size - off : CTL_COPY_CHUNK, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (!ctl_zeros(buf, n) && ctl_pwrite_all(copy, buf, n, off))
-			break;
-		off += n;
-	}
-free_buf:
-	free(buf);
-	return off == size ? 0 : -1;
+	cf->data_fd = memfd_create("sframectl-file",
+				   MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	return cf->data_fd < 0 ? -1 : 0;
 }
 
 /*
- * The whole file open at @fd, read once, with our privileges, into a
- * sealed memfd (@cf->data_fd, @cf->data_size): the child parses those
- * bytes and the cache digests the same, however the file's server
- * answers a second read.  The child maps the copy only under its limits,
- * and a sparse file costs only the bytes it holds.
+ * The child has copied @size bytes: no one writes the copy from now on.
+ * Sealed only if it holds exactly what the child said.
  */
-static int ctl_snapshot(int fd, struct ctl_cache_file *cf)
+static int ctl_seal_copy(struct ctl_cache_file *cf, u64 size)
 {
 	struct stat st;
-	int copy;
 
-	if (fstat(fd, &st) || st.st_size <= 0 ||
-	    (u64)st.st_size > CTL_FILE_MAX)
+	if (fcntl(cf->data_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_WRITE | F_SEAL_SEAL) ||
+	    fstat(cf->data_fd, &st) || (u64)st.st_size != size || !size)
 		return -1;
-	copy = memfd_create("sframectl-file", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (copy < 0)
-		return -1;
-	if (ctl_copy(fd, copy, st.st_size) ||
-	    fcntl(copy, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-		  F_SEAL_WRITE | F_SEAL_SEAL)) {
-		close(copy);
-		return -1;
-	}
-	cf->data_fd = copy;
-	cf->data_size = st.st_size;
+	cf->data_size = size;
 	return 0;
 }
 
 /*
- * Child: keep only its descriptors, give up privileges, take limits and
- * the system call filter, and map the copy of the file (sframectl-child.c),
- * then tell the file's build-id on @out; if the parent answers
- * CTL_CMD_GENERATE on @in (its cache has no section for it), parse and
- * generate; the section goes to @out.
+ * Child: keep only its descriptors, copy the file open at @file into the
+ * memfd (the only read of it) and tell the parent its size on @out, give
+ * up privileges, take limits and the system call filter, and map the copy
+ * (sframectl-child.c); then tell the file's build-id on @out; if the
+ * parent answers CTL_CMD_GENERATE on @in (its cache has no section for
+ * it), parse and generate; the section goes to @out.
  */
-static void ctl_child(const struct ctl_cache_file *cf, int out, int in,
+static void ctl_child(const struct ctl_talk *t, int file, int out, int in,
 		      const char *name)
 {
 	/*
@@ -222,7 +170,8 @@ static void ctl_child(const struct ctl_cache_file *cf, int out, int in,
 	struct gen_opts o = { .version = SFRAME_VERSION_3,
 			      .vaddr = GEN_VADDR_PAST_IMAGE, .in = name,
 			      .share_rows = true, .sp_word = true };
-	struct elf_file f = { .size = cf->data_size };
+	int copy = t->cf.data_fd;
+	struct elf_file f = { 0 };
 	struct gen_err err;
 	struct ctl_id id;
 	u64 len, vaddr;
@@ -230,13 +179,16 @@ static void ctl_child(const struct ctl_cache_file *cf, int out, int in,
 	u8 *buf;
 	int ret;
 
-	ctl_child_keep(cf->data_fd, out, in);
+	ctl_child_keep(file, copy, out, in);
+	f.size = ctl_child_copy(file, copy, t->ctx->copy_max, name);
+	if (!f.size || write(out, &f.size, sizeof(f.size)) != sizeof(f.size))
+		_exit(1);
 	if (!geteuid() && (setgroups(0, NULL) || setgid(CTL_NOBODY) ||
 			   setuid(CTL_NOBODY))) {
 		perror("sframectl: dropping privileges");
 		_exit(1);
 	}
-	if (ctl_child_confine(cf->data_fd, &f, name)) {
+	if (ctl_child_confine(copy, &f, name)) {
 		perror("sframectl: limits");
 		_exit(1);
 	}
@@ -295,12 +247,18 @@ static int ctl_receive(struct ctl_talk *t)
 	return 0;
 }
 
-/* 0 if the child ended well, -EEXIST if it found SFrame, else -1. */
+/*
+ * 0 if the child ended well, -EEXIST if it found SFrame, else -1.  A
+ * child left behind, in a read its file's server does not answer, is
+ * told in the context (its parent must not end before it does).
+ */
 static int ctl_reap(const struct ctl_talk *t)
 {
-	int status;
+	int status, ret = ctl_child_wait(&t->wait, t->pid, &status);
 
-	if (ctl_child_wait(&t->wait, t->pid, &status) || !WIFEXITED(status))
+	if (ret == -EAGAIN)
+		t->ctx->left_pid = t->pid;
+	if (ret || !WIFEXITED(status))
 		return -1;
 	if (WEXITSTATUS(status) == CTL_CHILD_HAS_SFRAME)
 		return -EEXIST;
@@ -308,16 +266,19 @@ static int ctl_reap(const struct ctl_talk *t)
 }
 
 /*
- * Talk to the child: its build-id into t->id, then the section from the
- * cache or from the child.
+ * Talk to the child: the size of its copy of the file (sealed then), its
+ * build-id into t->id, then the section from the cache or from the child.
  */
 static int ctl_converse(struct ctl_talk *t)
 {
 	char cmd = CTL_CMD_GENERATE;
 	int ret, reaped;
+	u64 size;
 	bool hit;
 
-	if (ctl_read_all(t, &t->id, sizeof(t->id)) ||
+	if (ctl_read_all(t, &size, sizeof(size)) ||
+	    ctl_seal_copy(&t->cf, size) ||
+	    ctl_read_all(t, &t->id, sizeof(t->id)) ||
 	    t->id.len > sizeof(t->id.bytes)) {
 		cmd = CTL_CMD_QUIT;
 		if (write(t->out, &cmd, 1) != 1)
@@ -356,10 +317,8 @@ static int ctl_generate(struct ctl_talk *t, int fd, const char *name)
 	int up[2], down[2], ret = -1;
 
 	t->buf = NULL;
-	if (ctl_snapshot(fd, &t->cf)) {
-		fprintf(stderr, "%s: %s: cannot read it\n", ctl_prog, name);
+	if (ctl_open_copy(&t->cf))
 		return -1;
-	}
 	if (pipe2(up, O_CLOEXEC))
 		return -1;
 	if (pipe2(down, O_CLOEXEC))
@@ -369,7 +328,7 @@ static int ctl_generate(struct ctl_talk *t, int fd, const char *name)
 	if (!t->pid) {
 		close(up[0]);
 		close(down[1]);
-		ctl_child(&t->cf, up[1], down[0], name);
+		ctl_child(t, fd, up[1], down[0], name);
 	}
 	ctl_child_started(&t->wait, name, t->ctx->child_timeout_s);
 	close(up[1]);

@@ -11,7 +11,14 @@
  * deadline, not the daemon.  The next job is the oldest of the owner with
  * the fewest workers, so one user's flood of files waits behind itself;
  * the queue takes at most CTL_QUEUE_PER_OWNER jobs of one owner and
- * CTL_QUEUE_MAX in all.
+ * CTL_QUEUE_MAX in all.  The workers' copies of their files hold at most
+ * --copy-max bytes together: each job reserves its file's size (or, on a
+ * file system sframectl does not trust, a worker's share of the bound)
+ * and starts when that fits beside the others'.  A worker that does not
+ * end, because FUSE holds it or its parsing child in a read whose answer
+ * never comes (the kernel waits for it even when killed), gives its slot
+ * to the next job while there is room to remember it; an owner with
+ * CTL_DYING_PER_OWNER such workers gets no other until one ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +37,7 @@
 struct ctl_done {
 	pid_t pid;
 	int res;		/* enum ctl_result */
+	bool lingers;		/* it waits for a child FUSE holds */
 };
 
 static int ctl_owner_running(const struct ctl_pool *p, unsigned int owner)
@@ -37,6 +46,16 @@ static int ctl_owner_running(const struct ctl_pool *p, unsigned int owner)
 
 	for (i = 0; i < CTL_WORKERS; i++)
 		n += p->run[i].pid > 0 && p->run[i].owner == owner;
+	return n;
+}
+
+static unsigned int ctl_owner_dying(const struct ctl_pool *p,
+				    unsigned int owner)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < p->nr_dying; i++)
+		n += p->dying[i].owner == owner;
 	return n;
 }
 
@@ -68,6 +87,35 @@ int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl)
 	return 0;
 }
 
+/*
+ * The bytes the copy of a job's file may take (sframectl-child.c): its
+ * size, read from the descriptor the daemon opened, up to the whole
+ * bound (a larger file is refused by its child); a file on a file system
+ * sframectl does not trust is not asked (fstat() would wait on its
+ * server) and gets a worker's share of the bound.
+ */
+static u64 ctl_job_reserve(const struct ctl_pool *p, int fd)
+{
+	u64 bound = p->ctl->copy_max;
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		return bound / CTL_WORKERS;
+	return (u64)st.st_size < bound ? (u64)st.st_size : bound;
+}
+
+/* What the running workers' copies may hold. */
+static u64 ctl_pool_reserved(const struct ctl_pool *p)
+{
+	u64 n = 0;
+	int w;
+
+	for (w = 0; w < CTL_WORKERS; w++)
+		if (p->run[w].pid > 0 && !p->run[w].reported)
+			n += p->run[w].reserve;
+	return n;
+}
+
 /**
  * ctl_pool_add() - queue a file
  * @p: the pool
@@ -87,22 +135,31 @@ bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j)
 	*q = *j;
 	q->pid = 0;
 	q->reaped = false;
+	q->reported = false;
 	q->name = strdup(j->name);
 	if (!q->name)
 		return false;
 	p->nr++;
 	/* Failing here, the worker tries the path and says why. */
 	q->fd = j->untrusted ? -1 : ctl_open_file(q->mapped);
+	q->reserve = ctl_job_reserve(p, q->fd);
 	return true;
 }
 
-/* The next job: the oldest of the owner with the fewest workers. */
+/*
+ * The next job: the oldest of the owner with the fewest workers, among
+ * the owners with fewer than CTL_DYING_PER_OWNER workers that have not
+ * ended (whose files a FUSE server holds); p->nr if none.
+ */
 static size_t ctl_pool_pick(const struct ctl_pool *p)
 {
-	size_t i, best = 0;
+	size_t i, best = p->nr;
 	int n, fewest = CTL_WORKERS + 1;
 
 	for (i = 0; i < p->nr; i++) {
+		if (ctl_owner_dying(p, p->queue[i].owner) >=
+		    CTL_DYING_PER_OWNER)
+			continue;
 		n = ctl_owner_running(p, p->queue[i].owner);
 		if (n < fewest) {
 			fewest = n;
@@ -122,15 +179,20 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	ctl.dev = ctl_open_dev();
 	ctl.say_failed = true;
 	ctl.expect_ino = j->key.ino;
+	ctl.copy_max = j->reserve;
 	if (j->fd >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", j->fd);
 	else
 		snprintf(path, sizeof(path), "%s", j->mapped);
 	if (ctl.dev >= 0)
 		d.res = ctl_add_one(&ctl, path, j->name, 0, true);
+	d.lingers = ctl.left_pid > 0;
 	fflush(NULL);
 	if (write(p->done[1], &d, sizeof(d)) != sizeof(d))
 		_exit(1);
+	/* Not before its child, which holds a copy of the file. */
+	if (d.lingers)
+		waitpid(ctl.left_pid, NULL, 0);
 	_exit(0);
 }
 
@@ -165,25 +227,76 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 /**
  * ctl_pool_run() - start queued jobs while workers are free
  * @p: the pool
+ *
+ * The copies of the files the workers read hold at most --copy-max bytes
+ * together: a job starts only when its reservation fits beside theirs.
  */
 void ctl_pool_run(struct ctl_pool *p)
 {
+	size_t i;
 	int w;
 
-	for (w = 0; w < CTL_WORKERS && p->nr; w++)
-		if (p->run[w].pid <= 0)
-			ctl_pool_start(p, ctl_pool_pick(p), w);
+	for (w = 0; w < CTL_WORKERS && p->nr; w++) {
+		if (p->run[w].pid > 0)
+			continue;
+		i = ctl_pool_pick(p);
+		/* The next job waits for its bytes; none passes it. */
+		if (i == p->nr || ctl_pool_reserved(p) + p->queue[i].reserve >
+		    p->ctl->copy_max)
+			return;
+		ctl_pool_start(p, i, w);
+	}
 }
 
-/* The job of worker slot @w ended with @res: tell p->finished. */
+/*
+ * The job of worker slot @w ended with @res: tell p->finished, unless
+ * it was told already, and free the slot.
+ */
 static void ctl_pool_end(struct ctl_pool *p, int w, int res)
 {
+	bool told = p->run[w].reported;
+
 	if (!p->run[w].reaped)
 		waitpid(p->run[w].pid, NULL, 0);
 	p->run[w].pid = 0;
 	p->run[w].reaped = false;
-	p->run[w].res = res;
+	p->run[w].reported = false;
 	p->last_end = ctl_now();
+	if (told)
+		return;
+	p->run[w].res = res;
+	p->finished(p->ctx, &p->run[w]);
+}
+
+/*
+ * Remember the worker of slot @w among those that have not ended (reaped
+ * by ctl_pool_bury()), so that its slot can go to the next job; false if
+ * there is no room.
+ */
+static bool ctl_pool_bury_later(struct ctl_pool *p, int w)
+{
+	if (p->nr_dying == CTL_DYING_MAX)
+		return false;
+	p->dying[p->nr_dying].pid = p->run[w].pid;
+	p->dying[p->nr_dying++].owner = p->run[w].owner;
+	p->run[w].reaped = true;
+	return true;
+}
+
+/*
+ * Worker @w reported @d.  One that waits for a child left behind (its
+ * file's server holds it) gives up its slot while there is room to
+ * remember it, and keeps it, its job told, otherwise.
+ */
+static void ctl_pool_report(struct ctl_pool *p, int w,
+			    const struct ctl_done *d)
+{
+	if (!d->lingers || ctl_pool_bury_later(p, w)) {
+		ctl_pool_end(p, w, d->res);
+		return;
+	}
+	p->run[w].res = d->res;
+	p->run[w].reported = true;
 	p->finished(p->ctx, &p->run[w]);
 }
 
@@ -195,14 +308,16 @@ static void ctl_pool_read(struct ctl_pool *p)
 
 	while (read(p->done[0], &d, sizeof(d)) == sizeof(d))
 		for (w = 0; w < CTL_WORKERS; w++)
-			if (p->run[w].pid > 0 && p->run[w].pid == d.pid)
-				ctl_pool_end(p, w, d.res);
+			if (p->run[w].pid > 0 && p->run[w].pid == d.pid &&
+			    !p->run[w].reported)
+				ctl_pool_report(p, w, &d);
 }
 
 /*
  * Kill the workers past their deadline; their files count as failed.  One
  * that waits on FUSE does not end at SIGKILL: its slot goes to the next
- * job all the same, while there is room to remember it (p->dying).
+ * job all the same, while there is room to remember it (p->dying).  A
+ * worker that reported and waits for its child is not late.
  */
 static void ctl_pool_expire(struct ctl_pool *p)
 {
@@ -212,25 +327,25 @@ static void ctl_pool_expire(struct ctl_pool *p)
 
 	for (w = 0; w < CTL_WORKERS; w++) {
 		if (p->run[w].pid <= 0 || p->run[w].reaped ||
+		    p->run[w].reported ||
 		    now - p->run[w].started < deadline ||
 		    p->nr_dying == CTL_DYING_MAX)
 			continue;
 		kill(p->run[w].pid, SIGKILL);
 		fprintf(stderr, "%s: %s: not registered within %.0f s; its worker was killed\n",
 			ctl_prog, p->run[w].mapped, deadline);
-		p->dying[p->nr_dying++] = p->run[w].pid;
-		p->run[w].reaped = true;	/* by ctl_pool_bury() */
+		ctl_pool_bury_later(p, w);
 		ctl_pool_end(p, w, CTL_FAILED);
 	}
 }
 
-/* Reap the killed workers that have ended. */
+/* Reap the workers that have ended among those whose slots were given away. */
 static void ctl_pool_bury(struct ctl_pool *p)
 {
 	unsigned int i = 0;
 
 	while (i < p->nr_dying) {
-		if (waitpid(p->dying[i], NULL, WNOHANG) == p->dying[i])
+		if (waitpid(p->dying[i].pid, NULL, WNOHANG) == p->dying[i].pid)
 			p->dying[i] = p->dying[--p->nr_dying];
 		else
 			i++;

@@ -57,10 +57,11 @@ static void ctl_print_usage(FILE *f)
 	fputs("Usage: sframectl add [--replace] [--child-timeout SECONDS] FILE...\n"
 	      "       sframectl del FILE... | --build-id HEX\n"
 	      "       sframectl sync [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
+	      "                      [--copy-max SIZE]\n"
 	      "       sframectl daemon [--cache DIR | --no-cache] [--cache-max SIZE]\n"
-	      "                        [--child-timeout SECONDS]\n"
+	      "                        [--child-timeout SECONDS] [--copy-max SIZE]\n"
 	      "       sframectl warm [--cache DIR] [--cache-max SIZE] [--child-timeout SECONDS]\n"
-	      "                      PATH...\n"
+	      "                      [--copy-max SIZE] PATH...\n"
 	      "       sframectl symbolize [--path DIR]... [TRACE]\n"
 	      "       sframectl list [-p PID | --sidecars] [--json]\n"
 	      "       sframectl --help | --version\n", f);
@@ -387,9 +388,9 @@ static u64 ctl_parse_size(const char *arg)
 }
 
 /*
- * --cache DIR, --no-cache, --cache-max SIZE and --child-timeout SECONDS
- * of sync and daemon; the cache is on by default (in CTL_CACHE_DIR) for
- * the daemon only.
+ * --cache DIR, --no-cache, --cache-max SIZE, --child-timeout SECONDS and
+ * --copy-max SIZE (up to CTL_FILE_MAX) of sync, daemon and warm; the
+ * cache is on by default (in CTL_CACHE_DIR) for the daemon and warm.
  */
 static int ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
 			  bool on, bool paths)
@@ -399,6 +400,7 @@ static int ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
 		{ "no-cache", no_argument, NULL, 'n' },
 		{ "cache-max", required_argument, NULL, 'm' },
 		{ "child-timeout", required_argument, NULL, 't' },
+		{ "copy-max", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	u64 max = CTL_CACHE_MAX;
@@ -417,6 +419,10 @@ static int ctl_cache_args(struct ctl_ctx *ctx, int argc, char **argv,
 				ctl_usage();
 		} else if (c == 't') {
 			ctl_parse_timeout(ctx, optarg);
+		} else if (c == 'b') {
+			ctx->copy_max = ctl_parse_size(optarg);
+			if (!ctx->copy_max || ctx->copy_max > CTL_FILE_MAX)
+				ctl_usage();
 		} else {
 			ctl_usage();
 		}

@@ -19,7 +19,7 @@ struct elf_file;
 #define CTL_LINE_MAX		(CTL_PATH_MAX + 256)
 /* The most a section may be: the module's default max_section_bytes. */
 #define CTL_SECTION_MAX		(64ULL << 20)
-/* The largest file sframectl reads. */
+/* The largest file sframectl reads, and --copy-max's default. */
 #define CTL_FILE_MAX		(1ULL << 30)
 #define CTL_CACHE_DIR		"/var/cache/sframe-unwind"
 #define CTL_CACHE_MAX		(256ULL << 20)
@@ -82,11 +82,14 @@ struct ctl_seen {
  */
 #define CTL_WORKER_DEADLINES	2
 /*
- * Workers killed at their deadline but not ended (waiting on FUSE, which
- * SIGKILL does not end) whose slots were given to others; beyond that many
- * a stuck worker keeps its slot.
+ * Workers that have not ended but whose slots were given to others:
+ * killed at their deadline while they wait on FUSE (which SIGKILL does
+ * not end), or waiting for a parsing child that FUSE holds so.  Beyond
+ * that many a stuck worker keeps its slot; beyond CTL_DYING_PER_OWNER of
+ * one owner that owner's next files wait.
  */
 #define CTL_DYING_MAX		16
+#define CTL_DYING_PER_OWNER	2
 /* "/proc/PID/map_files/START-END" */
 #define CTL_MAPPED_MAX		96
 
@@ -102,15 +105,23 @@ struct ctl_job {
 	pid_t pid;			/* of its worker, once running */
 	double started;			/* when the worker was, monotonic */
 	bool reaped;
+	bool reported;			/* res told, the worker not ended */
 	int res;			/* enum ctl_result, once done */
+	u64 reserve;			/* the most its copy holds */
+};
+
+/* A worker that has not ended, and its job's owner. */
+struct ctl_dying {
+	pid_t pid;
+	unsigned int owner;
 };
 
 struct ctl_pool {
 	struct ctl_job *queue;		/* CTL_QUEUE_MAX, oldest first */
 	size_t nr;
 	struct ctl_job run[CTL_WORKERS];
-	/* Workers killed at their deadline that have not ended yet. */
-	pid_t dying[CTL_DYING_MAX];
+	/* Workers not ended whose slots were given to others. */
+	struct ctl_dying dying[CTL_DYING_MAX];
 	unsigned int nr_dying;
 	int done[2];			/* workers' reports */
 	double last_end;		/* when a job last ended, monotonic */
@@ -144,12 +155,22 @@ struct ctl_ctx {
 	struct ctl_cache cache;
 	unsigned int child_timeout_s;	/* --child-timeout */
 	/*
+	 * The most bytes of a file the child copies: --copy-max, or a
+	 * daemon's worker's reservation (sframectl-pool.c).
+	 */
+	u64 copy_max;
+	/*
 	 * The daemon's: tell the module of a file no section can be made
 	 * for, so that no task waits for it (SFRAME_UNWIND_NO_SECTION).
 	 */
 	bool say_failed;
 	/* A worker's: the inode its event named (0: any), else CTL_BUSY. */
 	unsigned long long expect_ino;
+	/*
+	 * A child left behind, in a read of its file that the file's server
+	 * does not answer (0: none).
+	 */
+	pid_t left_pid;
 };
 
 /* The parsing child the parent waits for, and until when. */
@@ -222,7 +243,8 @@ void ctl_child_started(struct ctl_wait *w, const char *name,
 ssize_t ctl_child_read(const struct ctl_wait *w, int fd, void *buf,
 		       size_t len);
 int ctl_child_wait(const struct ctl_wait *w, pid_t pid, int *status);
-void ctl_child_keep(int fd, int out, int in);
+void ctl_child_keep(int file, int copy, int out, int in);
+u64 ctl_child_copy(int fd, int copy, u64 max, const char *name);
 int ctl_child_confine(int fd, struct elf_file *f, const char *name);
 
 double ctl_now(void);
