@@ -429,6 +429,55 @@ static void uw_test_fallback(struct kunit *test)
 	uw_done(test);
 }
 
+#ifdef CONFIG_X86_64
+/* Code without CFI: a frame record's set-up, a body, a return. */
+static const u8 uw_edge_code[] = {
+	0x55,				/* push %rbp */
+	0x48, 0x89, 0xe5,		/* mov %rsp, %rbp */
+	0x90,				/* nop: the body */
+	0x5d,				/* pop %rbp */
+	0xc3,				/* ret */
+};
+
+#define UW_EDGE_PUSH		0
+#define UW_EDGE_MOV		1
+#define UW_EDGE_RET		6
+#define UW_CODE_OFF		(2 * PAGE_SIZE)
+
+/*
+ * Frame 0 at the edges of a frame record in code without CFI: at the
+ * push of RBP and at a return the return address is at SP, at the move
+ * just after the push one word above; RBP (here 0: no record) is never
+ * read.  The body steps by the record as before.
+ */
+static void uw_test_record_edge(struct kunit *test)
+{
+	static const unsigned int at[] = { UW_EDGE_PUSH, UW_EDGE_MOV,
+					   UW_EDGE_RET };
+	struct uw_ctx *ctx = test->priv;
+	unsigned long code = ctx->map + UW_CODE_OFF, sp = ctx->stack;
+	unsigned long ret = uw_func(1) + UW_CALL_OFF;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)code, uw_edge_code,
+					   sizeof(uw_edge_code)), 0);
+	for (i = 0; i < ARRAY_SIZE(at); i++) {
+		uw_put(test, sp, at[i] == UW_EDGE_MOV ? 0 : ret);
+		uw_put(test, sp + sizeof(long), at[i] == UW_EDGE_MOV ? ret : 0);
+		uw_walk(test, SFU_MEM_USER, code + at[i], sp, 0, pcs, &res);
+		KUNIT_ASSERT_GE(test, res.nr, 2);
+		KUNIT_EXPECT_EQ(test, pcs[1], ret);
+		KUNIT_EXPECT_GE(test, res.fallback, 1);
+	}
+	/* In the body, no edge: RBP 0 links nothing. */
+	uw_walk(test, SFU_MEM_USER, code + UW_EDGE_MOV + 3, sp, 0, pcs, &res);
+	KUNIT_EXPECT_EQ(test, res.nr, 1);
+	uw_done(test);
+}
+#endif
+
 /* A section found corrupt in a faulting walk is dropped from the registry. */
 static void uw_test_corrupt(struct kunit *test)
 {
@@ -475,6 +524,9 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE_PARAM(uw_test_fault_mid, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_misaligned, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_fallback, uw_flags_gen_params),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE_PARAM(uw_test_record_edge, uw_flags_gen_params),
+#endif
 	KUNIT_CASE_PARAM(uw_test_corrupt, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_nofault_depth, uw_flags_gen_params),
 	{}

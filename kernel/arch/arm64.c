@@ -45,6 +45,19 @@ static const struct {
 	{ 0, 0, true }, { 1, 16, false }, { 4, 0, true },
 };
 
+/*
+ * The edges of a frame record in code without CFI (a JIT's, V8's say),
+ * where X29 is not yet, or no longer, the frame's record: the stp that
+ * pushes it (the return address still in X30, SP the caller's), the mov
+ * into X29 right after it (the record at SP, X29 still the caller's) and
+ * the ret (the record popped).  The same as the trampoline's first,
+ * second and last instructions.
+ */
+#define SFU_ARM64_STP_RECORD	0xa9bf7bfdU	/* stp x29, x30, [sp, #-16]! */
+#define SFU_ARM64_MOV_X29_SP	0x910003fdU	/* mov x29, sp */
+#define SFU_ARM64_RET		0xd65f03c0U	/* ret */
+#define SFU_ARM64_RECORD	16
+
 /* Are the words @code CPython's perf trampoline? */
 static bool sfu_arm64_is_py_tramp(const __le32 *code)
 {
@@ -110,28 +123,16 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	return true;
 }
 
-/*
- * A frame of code without CFI that the walker knows by its bytes, into
- * @stub: CPython's perf trampoline where its frame record is not the
- * frame's.  Before its stp and at its ret, the return address is in X30
- * and SP is the caller's; between its stp and its mov, the record is
- * pushed but X29 is still the caller's.  Everywhere else X29 is its own
- * record, which the fallback steps (the caller's SP just above it): the
- * frame-record fallback at the first or the last instruction would take
- * the caller's record for the trampoline's, skip the caller and give the
- * next frame an SP 16 bytes above the caller's frame record, not above
- * the caller's frame.  The instruction at the PC picks which it may be.
- */
-bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
+/* CPython's perf trampoline around the PC, into @stub. */
+static bool sfu_arm64_py_tramp_frame(const struct sfu_ustate *st, u32 insn,
+				     struct sfu_stub *stub)
 {
-	__le32 code[ARRAY_SIZE(sfu_arm64_py_tramp)], insn;
+	__le32 code[ARRAY_SIZE(sfu_arm64_py_tramp)];
 	unsigned int i, at;
 
-	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
-		return false;
 	for (i = 0; i < ARRAY_SIZE(sfu_arm64_py_tramp_at); i++) {
 		at = sfu_arm64_py_tramp_at[i].at;
-		if (le32_to_cpu(insn) != sfu_arm64_py_tramp[at] ||
+		if (insn != sfu_arm64_py_tramp[at] ||
 		    st->pc < at * sizeof(insn) ||
 		    sfu_copy(code, st->pc - at * sizeof(insn), sizeof(code),
 			     st->mode) ||
@@ -142,4 +143,54 @@ bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Frame 0 at an edge of its frame record, into @stub.  Only where the
+ * PC is where the frame stopped: a return address is past a call, inside
+ * the record's life.
+ */
+static bool sfu_arm64_record_edge(const struct sfu_ustate *st, u32 insn,
+				  struct sfu_stub *stub)
+{
+	__le32 prev;
+
+	if (!st->exact)
+		return false;
+	if (insn == SFU_ARM64_STP_RECORD || insn == SFU_ARM64_RET) {
+		stub->cfa_off = 0;
+		stub->ra_in_reg = true;
+		return true;
+	}
+	if (insn != SFU_ARM64_MOV_X29_SP || st->pc < sizeof(prev) ||
+	    sfu_copy(&prev, st->pc - sizeof(prev), sizeof(prev), st->mode) ||
+	    le32_to_cpu(prev) != SFU_ARM64_STP_RECORD)
+		return false;
+	stub->cfa_off = SFU_ARM64_RECORD;
+	stub->ra_in_reg = false;
+	return true;
+}
+
+/*
+ * A frame of code without CFI that the walker knows by its bytes, into
+ * @stub: CPython's perf trampoline where its frame record is not the
+ * frame's.  Before its stp and at its ret, the return address is in X30
+ * and SP is the caller's; between its stp and its mov, the record is
+ * pushed but X29 is still the caller's.  Everywhere else X29 is its own
+ * record, which the fallback steps (the caller's SP just above it): the
+ * frame-record fallback at the first or the last instruction would take
+ * the caller's record for the trampoline's, skip the caller and give the
+ * next frame an SP 16 bytes above the caller's frame record, not above
+ * the caller's frame.  The same edges of any frame record in frame 0
+ * (sfu_arm64_record_edge()).  The instruction at the PC picks which it
+ * may be.
+ */
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
+{
+	__le32 insn;
+
+	if (sfu_copy(&insn, st->pc, sizeof(insn), st->mode))
+		return false;
+	return sfu_arm64_py_tramp_frame(st, le32_to_cpu(insn), stub) ||
+	       sfu_arm64_record_edge(st, le32_to_cpu(insn), stub);
 }

@@ -52,6 +52,20 @@ static const struct {
 	{ 0, 8 }, { 4, 8 }, { 8, 16 }, { 10, 16 }, { 14, 8 },
 };
 
+/*
+ * The edges of a frame record in code without CFI (a JIT's, V8's say),
+ * where the record does not yet, or no longer, link the frame: the push
+ * of RBP that opens it, the move of RSP into RBP right after that push,
+ * and a return (RBP popped).  Each with its CFA's offset from SP; the
+ * return address is just below the CFA and RBP is the caller's.
+ */
+#define SFU_X86_PUSH_RBP	0x55
+#define SFU_X86_RET		0xc3
+#define SFU_X86_RET_IMM16	0xc2
+static const u8 sfu_x86_mov_rsp_rbp[] = { 0x48, 0x89, 0xe5 };
+#define SFU_X86_EDGE_CFA	8	/* at the push, at a return */
+#define SFU_X86_EDGE_CFA_PUSHED	16	/* at the move after the push */
+
 bool sfu_arch_user_regs_ok(struct pt_regs *regs)
 {
 	return user_64bit_mode(regs);
@@ -126,21 +140,14 @@ bool sfu_arch_sigframe(const struct sfu_ustate *st, struct sfu_sigregs *sr)
 	return true;
 }
 
-/*
- * A frame of code without CFI that the walker knows by its bytes, into
- * @stub: CPython's perf trampoline, whole around the PC, at any of its
- * instructions (its return point in frames past the first).  The first
- * byte at the PC picks the instructions it may be; the return address is
- * on the stack at every one of them.
- */
-bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
+/* CPython's perf trampoline around the PC, into @stub. */
+static bool sfu_x86_py_tramp_frame(const struct sfu_ustate *st, u8 first,
+				   struct sfu_stub *stub)
 {
-	u8 code[sizeof(sfu_x86_py_tramp)], first;
+	u8 code[sizeof(sfu_x86_py_tramp)];
 	unsigned long start;
 	unsigned int i, at;
 
-	if (sfu_copy(&first, st->pc, sizeof(first), st->mode))
-		return false;
 	for (i = 0; i < ARRAY_SIZE(sfu_x86_py_tramp_cfa); i++) {
 		at = sfu_x86_py_tramp_cfa[i].at;
 		start = st->pc - at;
@@ -149,8 +156,53 @@ bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
 		    memcmp(code, sfu_x86_py_tramp, sizeof(code)))
 			continue;
 		stub->cfa_off = sfu_x86_py_tramp_cfa[i].cfa;
-		stub->ra_in_reg = false;
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Frame 0 at an edge of its frame record, into @stub.  Only where the
+ * PC is where the frame stopped: a return address is past a call, inside
+ * the record's life.
+ */
+static bool sfu_x86_record_edge(const struct sfu_ustate *st, u8 first,
+				struct sfu_stub *stub)
+{
+	u8 code[1 + sizeof(sfu_x86_mov_rsp_rbp)];
+
+	if (!st->exact)
+		return false;
+	if (first == SFU_X86_PUSH_RBP || first == SFU_X86_RET ||
+	    first == SFU_X86_RET_IMM16) {
+		stub->cfa_off = SFU_X86_EDGE_CFA;
+		return true;
+	}
+	if (first != sfu_x86_mov_rsp_rbp[0] ||
+	    sfu_copy(code, st->pc - 1, sizeof(code), st->mode) ||
+	    code[0] != SFU_X86_PUSH_RBP ||
+	    memcmp(code + 1, sfu_x86_mov_rsp_rbp, sizeof(sfu_x86_mov_rsp_rbp)))
+		return false;
+	stub->cfa_off = SFU_X86_EDGE_CFA_PUSHED;
+	return true;
+}
+
+/*
+ * A frame of code without CFI that the walker knows by its bytes, into
+ * @stub: CPython's perf trampoline, whole around the PC, at any of its
+ * instructions (its return point in frames past the first); or, in frame
+ * 0, a frame record's edges.  The first byte at the PC picks the
+ * instructions it may be; the return address is on the stack at every
+ * one of them.  Elsewhere such code steps by its frame record
+ * (sfu_fallback()).
+ */
+bool sfu_arch_stub_frame(const struct sfu_ustate *st, struct sfu_stub *stub)
+{
+	u8 first;
+
+	if (sfu_copy(&first, st->pc, sizeof(first), st->mode))
+		return false;
+	stub->ra_in_reg = false;
+	return sfu_x86_py_tramp_frame(st, first, stub) ||
+	       sfu_x86_record_edge(st, first, stub);
 }
