@@ -109,14 +109,16 @@ stage setup scripts/setup-host.sh all
 stage build make -s all
 # The 6.12 guest, the longest stage, beside all the others, with room
 # for a guest that shares the machine (run.sh's own bound is 2400 s).
-# bpftrace takes minutes to start under TCG: make check leaves the BPF
-# test to make check-all, which runs it in every guest.
+# bpftrace takes minutes to start under TCG, and so do Node.js and the
+# JVM: make check leaves the BPF test and the Node.js and Java ones to
+# make check-all, which runs them in every guest.
 if [ -n "$all" ]; then
 	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
 		--stalls-ok --timeout 4800
 else
 	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
-		--stalls-ok --timeout 4800 --skip bpf_ustack.sh
+		--stalls-ok --timeout 4800 \
+		--skip "bpf_ustack.sh node_perf.sh java_perf.sh"
 fi
 stage tools-cli scripts/tests/tools-cli.sh
 stage host-kunit make -s check-host
@@ -131,7 +133,7 @@ stage systemd-unit scripts/tests/verify-unit.sh
 # kernel's version (the decoder, the ioctl fuzzer, fault injection, the
 # walk budget, the stress loops, the daemon's trust boundary) and the
 # longest user-space tests (sframectl with Debian 13's programs, its first
-# runs, bpftrace), to keep make check within CI's time; make check-all runs
+# runs, bpftrace, Node.js, Java), to keep make check within CI's time; make check-all runs
 # its whole list.
 # The whole list on 7.x takes about twice the time it takes on 6.12
 # (Debian 13's perf 7.3 under TCG), past run.sh's 2400 s for x86-64.
@@ -139,7 +141,7 @@ if [ -n "$all" ]; then
 	stage qemu-x86_64-7 guest x86_64 7 --timeout 4800
 else
 	stage qemu-x86_64-7 guest x86_64 7 --skip \
-		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh"
+		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh node_perf.sh java_perf.sh"
 fi
 # The flame graph perf_callchain.sh drew in the 7.x guest with
 # --call-graph fp,defer (and, after the join below, the 6.12 guest's with

@@ -10,7 +10,8 @@
 #                                        runs CMD chrooted in ROOT, with
 #                                        each DIR bound at its own path
 #   SUITE  trixie (default): Debian 13, gcc-14, and for the guests perf
-#          7.x (from trixie-backports), trace-cmd, bpftrace, python3, perl
+#          7.x (from trixie-backports), trace-cmd, bpftrace, python3, perl,
+#          Node.js and OpenJDK 21
 #          sid: Debian's unstable, gcc-16, for building only
 #
 # Debian 13's kernels (6.12+deb13 and trixie-backports' 6.16 to 7.x) are
@@ -79,6 +80,8 @@ case $suite in
 trixie)
 	pkgs="gcc $build_pkgs gcc-aarch64-linux-gnu gcc-s390x-linux-gnu"
 	pkgs="$pkgs trace-cmd bpftrace python3 perl binutils gzip procps"
+	# The runtimes whose JIT frames the selftests follow (issue 63).
+	pkgs="$pkgs nodejs openjdk-21-jdk-headless"
 	bpo_pkgs="linux-perf" ;;
 sid)
 	pkgs="gcc-16 $build_pkgs gcc-16-aarch64-linux-gnu gcc-16-s390x-linux-gnu"
@@ -147,7 +150,8 @@ fi
 	echo "$suite $key"
 	# shellcheck disable=SC2016 # dpkg-query's format
 	chroot "$tmp/root" dpkg-query -W -f='${Package} ${Version}\n' \
-		gcc-14 gcc-16 linux-perf trace-cmd bpftrace python3 libc6 \
+		gcc-14 gcc-16 linux-perf trace-cmd bpftrace python3 nodejs \
+		openjdk-21-jdk-headless libc6 \
 		2> /dev/null || true
 } > "$tmp/root/.complete"
 rm -f "$tmp/root/etc/resolv.conf"

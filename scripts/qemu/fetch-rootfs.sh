@@ -13,7 +13,7 @@
 # The guests of these architectures have no host root file system to
 # borrow perf from (the x86-64 guest shares the host's over 9p).  This
 # makes one: debootstrap --foreign resolves and downloads minbase plus
-# linux-perf, trace-cmd, bpftrace, python3 and binutils for ARCH from the
+# linux-perf, trace-cmd, bpftrace, python3, binutils and nodejs for ARCH from the
 # Debian mirror apt uses, and every package is then unpacked with dpkg -x (nothing runs: no
 # foreign binary executes on the host).  The result is cached under
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-<suite>-<key>/
@@ -43,7 +43,7 @@ bookworm | trixie) ;;
 *)	die "no root file system is made for Debian $suite" ;;
 esac
 mirror=http://deb.debian.org/debian
-include=linux-perf,trace-cmd,bpftrace,python3,binutils
+include=linux-perf,trace-cmd,bpftrace,python3,binutils,nodejs
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs
 dest=$cache/$1-$suite-$(echo "$include" | md5sum | cut -c1-8)
 

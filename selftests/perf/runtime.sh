@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# runtime.sh - what the tests of interpreters and JITs share
+# (python_perf.sh, node_perf.sh): a runtime runs a program whose chain of
+# functions is known, under unmodified perf record, without the module
+# and with it and sframectl daemon; of the samples taken in the chain's
+# deepest function, the share whose stack holds the whole chain in order
+# and reaches the native root (chain_share.awk).
+#
+# Sourced after perf/lib.sh; the test sets
+#   out     the prefix of its files in the guest
+#   tag     the prefix of its files in the root at /host (/tmp/TAG.*)
+#   run     the runtime's command line, run in the root at /host
+#   lang    py, js or java: how perf names the runtime's functions
+#   chain   the chain's functions, deepest first
+#   native  the chain's position with a native frame below it (0: none)
+#   roots   the names of the native root, a regex alternation
+# shellcheck shell=sh disable=SC2154,SC3043  # the test's variables; ash has local
+
+rt_ctl=/tmp/sframectl_runtime	# in the root at /host
+rt_cache=/tmp/sframectl_runtime.cache
+daemon_log=$out.daemon
+rt_daemon=""
+
+rt_perf() {
+	chroot /host perf "$@"
+}
+
+# rt_record RUN [CALL-GRAPH]: perf record of $run; its samples as perf
+# script prints them, innermost frame first, in $out.RUN.txt.
+rt_record() {
+	# shellcheck disable=SC2086  # $run is a command line
+	if ! rt_perf record -q -e cpu-clock -F 499 --call-graph "${2:-fp}" \
+		-o "/tmp/$tag.$1.data" $run > "$out.$1.log" 2>&1; then
+		sed 's/^/# /' "$out.$1.log" | tail -20
+		return 1
+	fi
+	rt_perf script -i "/tmp/$tag.$1.data" -F ip,sym,dso 2> /dev/null \
+		> "$out.$1.txt"
+	rm -f "/host/tmp/$tag.$1.data"
+	[ -s "$out.$1.txt" ]
+}
+
+# rt_report RUN: the share, printed; "whole counted" in $out.RUN.share,
+# and the first sample in the deepest function that is not whole.
+rt_report() {
+	local whole counted deepest=${chain%% *}
+
+	rm -f "$out.$1.miss"
+	awk -v lang="$lang" -v chain="$chain" -v native="$native" \
+		-v roots="$roots" -v miss="$out.$1.miss" \
+		-f /selftests/perf/chain_share.awk "$out.$1.txt" \
+		> "$out.$1.share"
+	read -r whole counted < "$out.$1.share"
+	echo "# $1: $whole of $counted samples in $deepest hold the whole chain to the root"
+	[ ! -s "$out.$1.miss" ] || [ "$whole" -eq 0 ] || {
+		echo "# $1: the first sample in $deepest without it:"
+		sed 's/^/#   /' "$out.$1.miss"
+	}
+}
+
+# rt_enough RUN MIN: at least 50 samples in the deepest function, MIN%
+# of them whole.
+rt_enough() {
+	local whole counted
+
+	rt_report "$1"
+	read -r whole counted < "$out.$1.share"
+	[ "$counted" -ge 50 ] && [ $((whole * 100)) -ge $((counted * $2)) ] &&
+		return 0
+	[ -s "$out.$1.miss" ] || head -40 "$out.$1.txt" | sed 's/^/# /'
+	rt_export "$1"
+	return 1
+}
+
+# rt_export RUN: the samples of RUN to /export/runtime/ for the host
+# (scripts/qemu/run.sh --out DIR: DIR/export/), where the guest has it.
+rt_export() {
+	[ -d /export ] || return 0
+	mkdir -p /export/runtime
+	cp "$out.$1.txt" "/export/runtime/$tag-$1.txt"
+	echo "# $1: its samples are in export/runtime/$tag-$1.txt"
+}
+
+# rt_without: the module unloaded, frame pointers only; the share printed.
+rt_without() {
+	unload || return 1
+	rt_record without fp || return 1
+	rt_report without
+	load
+}
+
+# rt_start_daemon: sframectl daemon with a cache of its own, synced.
+rt_start_daemon() {
+	cp /selftests/bin/sframectl "/host$rt_ctl" || return 1
+	rm -rf "/host$rt_cache"
+	chroot /host "$rt_ctl" daemon --cache "$rt_cache" > "$daemon_log" 2>&1 &
+	rt_daemon=$!
+	wait_log 600 "^sync: "
+}
+
+rt_stop_daemon() {
+	kill "$rt_daemon" 2> /dev/null
+	wait "$rt_daemon"
+	rm -rf "/host$rt_cache" "/host$rt_ctl"
+}
+
+# rt_warm CMD...: one run of CMD in the root, so that every file the
+# runtime maps has its sidecar; then until no new sidecar came for a few
+# seconds.
+rt_warm() {
+	local before=-1
+
+	chroot /host "$@" > "$out.warm" 2>&1 || {
+		sed 's/^/# /' "$out.warm" | tail -5
+		return 1
+	}
+	while [ "$before" != "$(stat_of sidecars)" ]; do
+		before=$(stat_of sidecars)
+		sleep 3
+	done
+	echo "# sidecars: $before"
+	[ "$before" -gt 0 ]
+}
+
+# rt_has_defer: the kernel has deferred user stacks, and the module
+# serves them.
+rt_has_defer() {
+	[ "$(stat_of unwind_user_redirected)" = 1 ] &&
+		rt_perf record -q --call-graph fp,defer -e cpu-clock \
+			-o "/tmp/$tag.probe" true > "$out.probe" 2>&1
+}
+
+# rt_checks MIN: the runs and their checks, with and without the module.
+rt_checks() {
+	check "perf record -g, without the module" rt_without
+	check "sframectl daemon starts and syncs" rt_start_daemon
+	# shellcheck disable=SC2086  # $run is a command line
+	check "a first run gives the runtime's files their sidecars" rt_warm $run
+	check "perf record -g with the module" rt_record with
+	check "-g with the module: >= $1% of the samples in ${chain%% *} hold the chain" \
+		rt_enough with "$1"
+	if rt_has_defer; then
+		check "perf record --call-graph fp,defer with the module" \
+			rt_record defer fp,defer
+		check "fp,defer: >= $1% of the samples in ${chain%% *} hold the chain" \
+			rt_enough defer "$1"
+	else
+		echo "# no deferred user stacks here ($(uname -r)): $(tail -1 "$out.probe")"
+	fi
+	rt_stop_daemon
+	rm -f "/host/tmp/$tag.probe"
+}
