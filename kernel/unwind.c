@@ -278,6 +278,7 @@ static __always_inline bool sfu_step_to(struct sfu_ustate *st,
 	st->sp = sp;
 	st->fp = fp;
 	st->exact = false;
+	st->sp_bound = false;
 	st->regs = NULL;
 	return true;
 }
@@ -286,7 +287,8 @@ static __always_inline bool sfu_step_to(struct sfu_ustate *st,
  * Step through the frame record at FP, @record bytes: the caller's frame
  * pointer, then the return address; the caller's SP is just above it.
  */
-static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
+static bool sfu_frame_record_step(struct sfu_ustate *st,
+				  const struct sfu_fp_frame *link)
 {
 	unsigned long fp = st->fp;
 	unsigned long next_fp, ra;
@@ -295,10 +297,12 @@ static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
 		return sfu_stop(st, SFU_STOP_NO_RULE);
 	next_fp = fp;
 	ra = fp + sizeof(long);
-	if (!sfu_read_pair(st, &next_fp, true, &ra, true, false))
+	if (!sfu_read_pair(st, &next_fp, true, &ra, true, false) ||
+	    !sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + link->record,
+			 next_fp))
 		return false;
-	return sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
-			   next_fp);
+	st->sp_bound = link->record_anywhere;
+	return true;
 }
 
 /*
@@ -344,7 +348,7 @@ static bool sfu_fallback(struct sfu_ustate *st)
 
 	if (link.back_chain)
 		return sfu_back_chain_step(st, link.ra_slot);
-	return sfu_frame_record_step(st, link.record);
+	return sfu_frame_record_step(st, &link);
 }
 
 /*
@@ -367,6 +371,7 @@ static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 	st->fp = fp;
 	st->ra = ra;
 	st->exact = true;
+	st->sp_bound = false;
 	st->regs = NULL;
 	return true;
 }
@@ -425,6 +430,33 @@ static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
 	return true;
 }
 
+/*
+ * The CFA of a frame reached by a frame record that may sit anywhere in
+ * its frame (@st->sp_bound: the SP is only a bound), into @cfa.  If its
+ * rule bases the CFA on the SP and saves FP and RA as a record (FP at
+ * the CFA plus an offset, RA just above), the frame's own record is at
+ * its FP, as AAPCS64 asks of every frame past its prologue (a return
+ * address is): the CFA is the FP less that offset.  False if that does
+ * not hold; the SP's rule applies then.
+ */
+static __always_inline bool sfu_cfa_by_record(const struct sfu_ustate *st,
+					      const struct sfu_rule *rule,
+					      unsigned long *cfa)
+{
+	static const struct sfu_fp_frame link = SFU_ARCH_FP_FRAME;
+
+	if (!link.record_anywhere || likely(!st->sp_bound) ||
+	    rule->cfa.reg != SFU_ARCH_SP_REG || rule->cfa.deref ||
+	    rule->fp.kind != SFU_LOC_CFA || !rule->fp.deref ||
+	    rule->ra.kind != SFU_LOC_CFA || !rule->ra.deref ||
+	    rule->ra.off != rule->fp.off + (s32)sizeof(long) ||
+	    rule->fp.off >= 0 || st->fp < st->sp ||
+	    !IS_ALIGNED(st->fp, sizeof(long)))
+		return false;
+	*cfa = st->fp - rule->fp.off;
+	return true;
+}
+
 /* The frame's CFA by @rule, into @cfa: a register plus an offset, or the word there. */
 static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
 					 const struct sfu_rule *rule,
@@ -462,7 +494,8 @@ static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
 		if (!st->exact)
 			return sfu_stop(st, SFU_STOP_REGISTER);
 	}
-	if (!sfu_rule_cfa(st, rule, &cfa, win) ||
+	if ((!sfu_cfa_by_record(st, rule, &cfa) &&
+	     !sfu_rule_cfa(st, rule, &cfa, win)) ||
 	    !sfu_loc_eval(st, &rule->ra, cfa, &ra, &read_ra, win) ||
 	    !sfu_loc_eval(st, &rule->fp, cfa, &fp, &read_fp, win))
 		return false;

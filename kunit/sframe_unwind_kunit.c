@@ -478,6 +478,43 @@ static void uw_test_record_edge(struct kunit *test)
 }
 #endif
 
+#ifdef CONFIG_ARM64
+#define UW_LOW_RECORD		64	/* frame 0's record, above its SP */
+#define UW_FRAME0		160	/* frame 0's size */
+
+/*
+ * A frame without SFrame whose record sits low in it, as GCC lays out
+ * arm64 frames with locals, returning into a function with SFrame: the
+ * record's SP (its address + 16) is below the caller's frame, whose
+ * record-shaped rule (FP and RA saved as a record) is found from the FP
+ * the record restored instead.
+ */
+static void uw_test_record_low(struct kunit *test)
+{
+	struct uw_ctx *ctx = test->priv;
+	unsigned long sp = ctx->stack, rec = sp + UW_LOW_RECORD;
+	unsigned long caller_sp = sp + UW_FRAME0;
+	unsigned long caller_rec = caller_sp + sfu_test_fp_slot(ctx->abi);
+	unsigned long nowhere = UW_TEXT - SFU_TEST_FUNC_SIZE;
+	unsigned long pcs[UW_MAX_FRAMES];
+	struct sfu_unwind_result res;
+	unsigned long off;
+
+	for (off = 0; off < UW_FRAME0 + SFU_TEST_FRAME; off += sizeof(long))
+		uw_put(test, sp + off, 0);
+	uw_put(test, rec, caller_rec);
+	uw_put(test, rec + sizeof(long), uw_func(1) + UW_CALL_OFF);
+	uw_put(test, caller_rec, 0);
+	uw_put(test, caller_sp + sfu_test_ra_slot(ctx->abi),
+	       uw_func(2) + UW_CALL_OFF);
+	uw_walk(test, SFU_MEM_USER, nowhere, sp, rec, pcs, &res);
+	KUNIT_ASSERT_GE(test, res.nr, 3);
+	KUNIT_EXPECT_EQ(test, pcs[1], uw_func(1) + UW_CALL_OFF);
+	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
+	uw_done(test);
+}
+#endif
+
 /* A section found corrupt in a faulting walk is dropped from the registry. */
 static void uw_test_corrupt(struct kunit *test)
 {
@@ -526,6 +563,9 @@ static struct kunit_case sframe_unwind_cases[] = {
 	KUNIT_CASE_PARAM(uw_test_fallback, uw_flags_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(uw_test_record_edge, uw_flags_gen_params),
+#endif
+#ifdef CONFIG_ARM64
+	KUNIT_CASE_PARAM(uw_test_record_low, uw_flags_gen_params),
 #endif
 	KUNIT_CASE_PARAM(uw_test_corrupt, uw_flags_gen_params),
 	KUNIT_CASE_PARAM(uw_test_nofault_depth, uw_flags_gen_params),

@@ -85,6 +85,7 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 	st->fp = regs->regs[SFU_ARCH_FP_REG];
 	st->ra = regs->regs[SFU_ARCH_RA_REG];
 	st->exact = true;
+	st->sp_bound = false;
 	st->regs = regs;
 }
 

@@ -78,6 +78,7 @@ void sfu_arch_start(struct sfu_ustate *st, struct pt_regs *regs)
 	st->fp = regs->bp;
 	st->ra = 0;
 	st->exact = true;
+	st->sp_bound = false;
 	st->regs = regs;
 }
 
