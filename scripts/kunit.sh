@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kunit.sh ARCH - build a debug kernel with KUnit and run the project's
-# suites on it in QEMU.
+# kunit.sh ARCH [--guest] - build a debug kernel with KUnit and run the
+# project's suites on it in QEMU.
 #
-#   ARCH  x86_64 | arm64 | s390
+#   ARCH     x86_64 | arm64 | s390
+#   --guest  the debug guest's kernel (scripts/qemu/run.sh x86_64 debug):
+#            kunit/guest.config on top, in a build directory of its own
 #
 # The kernel is Debian's linux-source-6.12, unpacked once into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/src/.  The project's
@@ -25,6 +27,16 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
 src=$cache/src/$LINUX_SOURCE_PKG
 build=$cache/kunit/build-$arch
 logdir=$root/build/kunit
+guest=()
+if [ "${2:-}" = --guest ]; then
+	build=$build-guest
+	logdir=$logdir/guest
+	while read -r opt; do
+		case $opt in
+		CONFIG_*) guest+=(--kconfig_add="$opt") ;;
+		esac
+	done < "$root/kunit/guest.config"
+fi
 
 case $arch in
 x86_64)	cross="" ;;
@@ -133,7 +145,7 @@ python3 tools/testing/kunit/kunit.py run --arch="$arch" \
 	${cross:+--cross_compile="$cross"} \
 	--kunitconfig="$root/kunit/.kunitconfig" --build_dir="$build" \
 	--kconfig_add=CONFIG_VIRTUALIZATION=y --kconfig_add=CONFIG_KVM=y \
-	--kconfig_add="$kvm" "${adds[@]}" \
+	--kconfig_add="$kvm" "${adds[@]}" "${guest[@]}" \
 	--jobs="$(nproc)" --timeout=1200 --raw_output=all > "$log" 2>&1
 rc=$?
 set -e

@@ -7,7 +7,7 @@
 # use the real perf from Debian's linux-perf package.
 KSFT_SKIP=4
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	echo "# SKIP: no root file system at /host in this guest (not shared into debug kernels)"
+	echo "# SKIP: no root file system at /host in this guest (not shared into this guest: run.sh --no-hostfs)"
 	exit $KSFT_SKIP
 fi
 fail=0

@@ -74,7 +74,7 @@ at_least_pct() {
 
 echo "TAP version 13"
 grep -q ' /host 9p ' /proc/mounts ||
-	skip_all "needs perf at /host (not shared into debug kernels)"
+	skip_all "needs perf at /host (not shared into this guest: run.sh --no-hostfs)"
 [ -x /host/usr/bin/perf ] || skip_all "the root at /host has no perf"
 load || { not_ok "insmod"; tap_end perf_fork; exit 1; }
 cp "$dir/sfu_fork" "/host$prog"

@@ -62,7 +62,7 @@ wait_daemon() {
 
 echo "TAP version 13"
 grep -q ' /host 9p ' /proc/mounts ||
-	skip_all "needs the root at /host (not shared into debug kernels)"
+	skip_all "needs the root at /host (not shared into this guest: run.sh --no-hostfs)"
 [ -x "$dir/../bin/sframectl" ] || skip_all "no sframectl was built for $(uname -m)"
 [ -x /selftests/unwind_qsort ] || skip_all "no unwind_qsort"
 load || { not_ok "insmod"; tap_end qsort_libc; exit 1; }

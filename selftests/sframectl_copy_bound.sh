@@ -84,7 +84,7 @@ local_after_fuse() {
 }
 
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+	skip_all "needs Debian's programs at /host (not shared into this guest: run.sh --no-hostfs)"
 fi
 for f in sframectl sfu_fuse sfu_mapx; do
 	[ -x "$dir/../bin/$f" ] || skip_all "no $f was built for $(uname -m)"

@@ -142,7 +142,7 @@ no_sync_for_name() {
 }
 
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+	skip_all "needs Debian's programs at /host (not shared into this guest: run.sh --no-hostfs)"
 fi
 for f in sframectl sfu_lease sfu_noeh sfu_fuse; do
 	[ -x "$dir/../bin/$f" ] || skip_all "no $f was built for $(uname -m)"

@@ -72,7 +72,7 @@ libz_own() {
 }
 
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+	skip_all "needs Debian's programs at /host (not shared into this guest: run.sh --no-hostfs)"
 fi
 [ -x "$dir/../bin/sfu_fuse" ] || skip_all "no sfu_fuse was built for $(uname -m)"
 grep -qw overlay /proc/filesystems ||

@@ -133,7 +133,7 @@ same_bytes() {
 }
 
 if ! grep -q ' /host 9p ' /proc/mounts; then
-	skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+	skip_all "needs Debian's programs at /host (not shared into this guest: run.sh --no-hostfs)"
 fi
 for f in python3 setpriv readelf xz sleep; do
 	[ -x "/host/usr/bin/$f" ] || skip_all "the root at /host has no $f"

@@ -205,7 +205,7 @@ trace_cmd() {
 
 	if ! grep -q ' /host 9p ' /proc/mounts; then
 		skip "trace-cmd record and report" \
-			"no root file system at /host in this guest (debug kernels)"
+			"no root file system at /host in this guest (run.sh --no-hostfs)"
 		return
 	fi
 	if [ ! -x "$hc" ]; then

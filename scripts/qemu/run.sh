@@ -8,7 +8,8 @@
 #   KVER     Debian 12: 6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only);
 #            Debian 13: 6.12-deb13 | 7 (the newest 7.x) | 7.3 | 7.2 | ...
 #            and 7-rt, 7.3-rt, ... (PREEMPT_RT), as scripts/fetch-headers.sh
-#            takes them; debug (the KUnit debug kernel, x86_64 only)
+#            takes them; debug (the KUnit debug kernel with
+#            kunit/guest.config, x86_64 only, Debian 13's user space)
 #   --tests "T1 T2"   selftests to run, in order (default: the standard list)
 #   --skip "T1 T2"    leave these out of the list
 #   --timeout SEC     outer timeout for the whole guest (default 2400 s,
@@ -71,8 +72,7 @@ shift 2
 # The default list, written once: selftests/Makefile's.
 tests=$(make -s --no-print-directory -C "$root/selftests" list | cut -d' ' -f1)
 skip=""
-hostfs=""
-[ "$kver" != debug ] && hostfs=1
+hostfs=1
 hostroot=/
 # The whole list (bpftrace alone takes minutes to start under TCG); a
 # foreign architecture takes about twice as long.
@@ -113,12 +113,14 @@ esac
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
 if [ "$kver" = debug ]; then
 	[ "$arch" = x86_64 ] || die "the debug kernel is booted on x86_64 only"
-	kdir=$cache/kunit/build-x86_64
+	kdir=$cache/kunit/build-x86_64-guest
 	kernel=$kdir/arch/x86/boot/bzImage
-	[ -f "$kernel" ] || "$root/scripts/kunit.sh" x86_64 > /dev/null ||
-		[ -f "$kernel" ] || die "no debug kernel: scripts/kunit.sh x86_64 failed"
+	[ -f "$kernel" ] || "$root/scripts/kunit.sh" x86_64 --guest > /dev/null ||
+		[ -f "$kernel" ] || die "no debug kernel: scripts/kunit.sh x86_64 --guest failed"
 	img=""
 	rel=$(make -s -C "$kdir" kernelrelease 2> /dev/null)
+	# Built from Debian 13's linux-source-6.12: Debian 13's user space.
+	suite=trixie
 	echo "# $prog: $arch debug kernel $rel (KUnit, KASAN, lockdep)"
 else
 	kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
@@ -127,11 +129,11 @@ else
 	rel=${kernel##*/vmlinu?-}
 	suite=$(cat "${kdir%/usr/src/*}/.suite" 2> /dev/null || echo bookworm)
 	echo "# $prog: $arch kernel $rel ($(cat "${kdir%/usr/src/*}/.complete"), Debian $suite)"
-	if [ "$suite" != bookworm ] && [ "$arch" = x86_64 ] && [ -n "$hostfs" ]; then
-		hostroot=$("$root/scripts/debian-root.sh") ||
-			die "no Debian 13 root for the guest"
-		echo "# $prog: /host is the Debian 13 root ($(sed -n 's/^linux-perf /perf /p' "$hostroot/.complete"))"
-	fi
+fi
+if [ "$suite" != bookworm ] && [ "$arch" = x86_64 ] && [ -n "$hostfs" ]; then
+	hostroot=$("$root/scripts/debian-root.sh") ||
+		die "no Debian 13 root for the guest"
+	echo "# $prog: /host is the Debian 13 root ($(sed -n 's/^linux-perf /perf /p' "$hostroot/.complete"))"
 fi
 if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
 	rootsuite=bookworm

@@ -274,7 +274,7 @@ stop_daemon() {
 # Debian root with perf and python3 at /host and sframectl was built.
 need_host_sframectl() {
 	grep -q ' /host 9p ' /proc/mounts ||
-		skip_all "needs Debian's programs at /host (not shared into debug kernels)"
+		skip_all "needs Debian's programs at /host (not shared into this guest: run.sh --no-hostfs)"
 	[ -x /host/usr/bin/perf ] && [ -x /host/usr/bin/python3 ] ||
 		skip_all "the root at /host has no perf or python3"
 	[ -x "$dir/../bin/sframectl" ] ||

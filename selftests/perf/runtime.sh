@@ -19,6 +19,7 @@
 
 rt_ctl=/tmp/sframectl_runtime	# in the root at /host
 rt_cache=/tmp/sframectl_runtime.cache
+rt_child_timeout=900
 daemon_log=$out.daemon
 rt_daemon=""
 
@@ -73,12 +74,14 @@ rt_enough() {
 	return 1
 }
 
-# rt_export RUN: the samples of RUN to /export/runtime/ for the host
+# rt_export RUN: the samples of RUN, and the daemon's log, to
+# /export/runtime/ for the host
 # (scripts/qemu/run.sh --out DIR: DIR/export/), where the guest has it.
 rt_export() {
 	[ -d /export ] || return 0
 	mkdir -p /export/runtime
 	cp "$out.$1.txt" "/export/runtime/$tag-$1.txt"
+	cp "$daemon_log" "/export/runtime/$tag-daemon.log" 2> /dev/null
 	echo "# $1: its samples are in export/runtime/$tag-$1.txt"
 }
 
@@ -90,11 +93,15 @@ rt_without() {
 	load
 }
 
-# rt_start_daemon: sframectl daemon with a cache of its own, synced.
+# rt_start_daemon: sframectl daemon with a cache of its own, synced.  A
+# runtime's library is large (Debian's libnode: 50 MB, 400,000 rows):
+# under TCG its section may take minutes to make, longer than the
+# daemon's default deadline for it.
 rt_start_daemon() {
 	cp /selftests/bin/sframectl "/host$rt_ctl" || return 1
 	rm -rf "/host$rt_cache"
-	chroot /host "$rt_ctl" daemon --cache "$rt_cache" > "$daemon_log" 2>&1 &
+	chroot /host "$rt_ctl" daemon --cache "$rt_cache" \
+		--child-timeout "$rt_child_timeout" > "$daemon_log" 2>&1 &
 	rt_daemon=$!
 	wait_log 600 "^sync: "
 }
@@ -106,20 +113,24 @@ rt_stop_daemon() {
 }
 
 # rt_warm CMD...: one run of CMD in the root, so that every file the
-# runtime maps has its sidecar; then until no new sidecar came for a few
-# seconds.
+# runtime maps has its sidecar; then until neither the sidecars nor the
+# daemon's log changed for 10 s (its workers are done).  What the daemon
+# could not make is printed.
 rt_warm() {
-	local before=-1
+	local before=-1 log=""
 
 	chroot /host "$@" > "$out.warm" 2>&1 || {
 		sed 's/^/# /' "$out.warm" | tail -5
 		return 1
 	}
-	while [ "$before" != "$(stat_of sidecars)" ]; do
+	while [ "$before" != "$(stat_of sidecars)" ] ||
+	      [ "$log" != "$(wc -c < "$daemon_log")" ]; do
 		before=$(stat_of sidecars)
-		sleep 3
+		log=$(wc -c < "$daemon_log")
+		sleep 10
 	done
 	echo "# sidecars: $before"
+	grep "^sframectl: " "$daemon_log" | sed 's/^/# daemon: /' | tail -5
 	[ "$before" -gt 0 ]
 }
 
@@ -146,7 +157,7 @@ rt_checks() {
 		check "fp,defer: >= $1% of the samples in ${chain%% *} hold the chain" \
 			rt_enough defer "$1"
 	else
-		echo "# no deferred user stacks here ($(uname -r)): $(tail -1 "$out.probe")"
+		echo "# no deferred user stacks here ($(uname -r))"
 	fi
 	rt_stop_daemon
 	rm -f "/host/tmp/$tag.probe"
