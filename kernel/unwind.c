@@ -278,7 +278,8 @@ static __always_inline bool sfu_step_to(struct sfu_ustate *st,
 	st->sp = sp;
 	st->fp = fp;
 	st->exact = false;
-	st->sp_bound = false;
+	if (SFU_ARCH_RECORD_ANYWHERE)
+		st->sp_bound = false;
 	st->regs = NULL;
 	return true;
 }
@@ -287,8 +288,7 @@ static __always_inline bool sfu_step_to(struct sfu_ustate *st,
  * Step through the frame record at FP, @record bytes: the caller's frame
  * pointer, then the return address; the caller's SP is just above it.
  */
-static bool sfu_frame_record_step(struct sfu_ustate *st,
-				  const struct sfu_fp_frame *link)
+static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
 {
 	unsigned long fp = st->fp;
 	unsigned long next_fp, ra;
@@ -298,10 +298,10 @@ static bool sfu_frame_record_step(struct sfu_ustate *st,
 	next_fp = fp;
 	ra = fp + sizeof(long);
 	if (!sfu_read_pair(st, &next_fp, true, &ra, true, false) ||
-	    !sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + link->record,
+	    !sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
 			 next_fp))
 		return false;
-	st->sp_bound = link->record_anywhere;
+	st->sp_bound = SFU_ARCH_RECORD_ANYWHERE;
 	return true;
 }
 
@@ -348,7 +348,7 @@ static bool sfu_fallback(struct sfu_ustate *st)
 
 	if (link.back_chain)
 		return sfu_back_chain_step(st, link.ra_slot);
-	return sfu_frame_record_step(st, &link);
+	return sfu_frame_record_step(st, link.record);
 }
 
 /*
@@ -443,9 +443,7 @@ static __always_inline bool sfu_cfa_by_record(const struct sfu_ustate *st,
 					      const struct sfu_rule *rule,
 					      unsigned long *cfa)
 {
-	static const struct sfu_fp_frame link = SFU_ARCH_FP_FRAME;
-
-	if (!link.record_anywhere || likely(!st->sp_bound) ||
+	if (!SFU_ARCH_RECORD_ANYWHERE || likely(!st->sp_bound) ||
 	    rule->cfa.reg != SFU_ARCH_SP_REG || rule->cfa.deref ||
 	    rule->fp.kind != SFU_LOC_CFA || !rule->fp.deref ||
 	    rule->ra.kind != SFU_LOC_CFA || !rule->ra.deref ||

@@ -50,13 +50,6 @@ struct pt_regs;
  */
 struct sfu_fp_frame {
 	bool back_chain;
-	/*
-	 * A frame record may sit anywhere in its frame (arm64: GCC puts it
-	 * at the bottom of a frame with locals), so the SP a record gives
-	 * the caller is only a bound; on x86-64 the record is pushed first
-	 * and the SP it gives is the caller's.
-	 */
-	bool record_anywhere;
 	u8 record;		/* frame record bytes */
 	u8 ra_slot;		/* back chain: where r14 is saved */
 };
@@ -64,11 +57,21 @@ struct sfu_fp_frame {
 #if defined(CONFIG_S390)
 #define SFU_ARCH_FP_FRAME	{ .back_chain = true, \
 				  .ra_slot = SFU_ARCH_RA_REG * sizeof(unsigned long) }
-#elif defined(CONFIG_ARM64)
-#define SFU_ARCH_FP_FRAME	{ .record = 2 * sizeof(unsigned long), \
-				  .record_anywhere = true }
 #else
 #define SFU_ARCH_FP_FRAME	{ .record = 2 * sizeof(unsigned long) }
+#endif
+
+/*
+ * Whether a frame record may sit anywhere in its frame (arm64: GCC puts
+ * it at the bottom of a frame with locals), so that the SP a record gives
+ * the caller is only a bound (struct sfu_ustate.sp_bound); on x86-64 the
+ * record is pushed first and the SP it gives is the caller's.  A
+ * constant, so that no other architecture's walk keeps the flag.
+ */
+#ifdef CONFIG_ARM64
+#define SFU_ARCH_RECORD_ANYWHERE	true
+#else
+#define SFU_ARCH_RECORD_ANYWHERE	false
 #endif
 
 /*
@@ -110,7 +113,7 @@ struct sfu_sigregs {
  * @exact: @pc is where the frame stopped, not a return address: frame 0,
  *	or a frame restored from a signal context; @ra is valid
  * @sp_bound: @sp came from a frame record that may sit anywhere in its
- *	frame (sfu_fp_frame.record_anywhere): the frame is above it
+ *	frame (SFU_ARCH_RECORD_ANYWHERE): the frame is above it
  * @regs: the task's user registers while unwinding frame 0, else NULL
  * @mode: how to read user memory
  * @budget: section reads the walk may still make (sfu_find_rule_budget())
