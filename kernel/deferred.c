@@ -391,7 +391,7 @@ void sfu_deferred_cancel(struct sfu_deferred *d)
 	mutex_unlock(&sfu_consumers_lock);
 }
 
-int sfu_deferred_setup(void)
+int sfu_deferred_module_init(void)
 {
 	int cpu, ret;
 
@@ -424,7 +424,7 @@ free_slots:
 	return ret;
 }
 
-/* Stop new requests and queue what NMIs left; before sfu_twork_drain(). */
+/* Stop new requests and queue what NMIs left; before sfu_twork_stop(). */
 void sfu_deferred_stop(void)
 {
 	int cpu;
@@ -435,8 +435,8 @@ void sfu_deferred_stop(void)
 		irq_work_sync(&per_cpu_ptr(sfu_nmi, cpu)->work);
 }
 
-/* After sfu_twork_drain(): every slot is free again. */
-void sfu_deferred_teardown(void)
+/* After sfu_twork_stop(): every slot is free again. */
+void sfu_deferred_module_exit(void)
 {
 	cleanup_srcu_struct(&sfu_deferred_srcu);
 	free_percpu(sfu_nmi);

@@ -58,8 +58,8 @@ int sfu_deferred_request_task(struct sfu_deferred *d, struct task_struct *task,
 			      u64 *cookie);
 
 /* The module's own deferred unwinding: its life. */
-int sfu_deferred_setup(void);
+int sfu_deferred_module_init(void);
 void sfu_deferred_stop(void);
-void sfu_deferred_teardown(void);
+void sfu_deferred_module_exit(void);
 
 #endif /* _SFU_DEFERRED_H */

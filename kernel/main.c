@@ -5,6 +5,10 @@
  * debugfs, registers what running processes map (scan.c), and then sends
  * perf's and ftrace's user stacks through SFrame (callchain.c); unload
  * takes them down in the reverse order.
+ *
+ * Each part has an init and an exit; a part with work in flight (deferred
+ * requests, first-map waits, task work) also has a stop, which refuses
+ * new work and waits for what runs, and every stop comes before any exit.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -53,12 +57,12 @@ static int __init sfu_init(void)
 	ret = sfu_registry_init();
 	if (ret)
 		goto exit_sidecars;
-	ret = sfu_deferred_setup();
+	ret = sfu_deferred_module_init();
 	if (ret)
 		goto exit_registry;
 	ret = sfu_mm_hooks_init();
 	if (ret)
-		goto teardown_deferred;
+		goto exit_deferred;
 	ret = sfu_chardev_init();
 	if (ret) {
 		pr_err("cannot register /dev/%s (%d)\n", KBUILD_MODNAME, ret);
@@ -74,11 +78,11 @@ static int __init sfu_init(void)
 
 exit_hooks:
 	sfu_mm_hooks_exit();
-teardown_deferred:
+exit_deferred:
 	sfu_deferred_stop();
 	sfu_first_map_stop();
-	sfu_twork_drain();
-	sfu_deferred_teardown();
+	sfu_twork_stop();
+	sfu_deferred_module_exit();
 exit_registry:
 	sfu_registry_exit();
 exit_sidecars:
@@ -99,8 +103,8 @@ static void __exit sfu_exit(void)
 	sfu_mm_hooks_exit();
 	sfu_deferred_stop();
 	sfu_first_map_stop();
-	sfu_twork_drain();
-	sfu_deferred_teardown();
+	sfu_twork_stop();
+	sfu_deferred_module_exit();
 	sfu_registry_exit();
 	sfu_sidecar_exit();
 	sfu_fcache_exit();

@@ -203,14 +203,14 @@ static bool sfu_twork_idle(void)
 }
 
 /**
- * sfu_twork_drain() - refuse new items and wait until every item is freed
+ * sfu_twork_stop() - refuse new items and wait until every item is freed
  *
  * For module unload, after every path that queues items is gone.  Nudges
  * the tasks that have work pending (TWA_SIGNAL) and waits for them to run
  * it; names them every few seconds while it waits (a task in an
  * uninterruptible sleep runs it only when that sleep ends).
  */
-void sfu_twork_drain(void)
+void sfu_twork_stop(void)
 {
 	struct sfu_twork *tw, *next;
 	LIST_HEAD(retired);

@@ -35,6 +35,6 @@ int sfu_twork_queue(struct task_struct *task, struct sfu_twork *tw,
 		    enum task_work_notify_mode mode);
 void sfu_twork_init(void);
 unsigned long sfu_twork_pending(void);
-void sfu_twork_drain(void);
+void sfu_twork_stop(void);
 
 #endif /* _SFU_TWORK_H */
