@@ -13,9 +13,11 @@
 # The guests of these architectures have no host root file system to
 # borrow perf from (the x86-64 guest shares the host's over 9p).  This
 # makes one: debootstrap --foreign resolves and downloads minbase plus
-# linux-perf, trace-cmd, bpftrace, python3, binutils and nodejs for ARCH from the
-# Debian mirror apt uses, and every package is then unpacked with dpkg -x (nothing runs: no
-# foreign binary executes on the host).  The result is cached under
+# linux-perf, trace-cmd, bpftrace, python3, binutils and nodejs (and, for
+# Debian 13, OpenJDK 21) for ARCH from the Debian mirror apt uses, and
+# every package is then unpacked with dpkg -x (nothing runs: no foreign
+# binary executes on the host; the links update-alternatives would make
+# for java and javac are made by hand).  The result is cached under
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs/<arch>-<suite>-<key>/
 # (key: the package list)
 # and reused without network access (a failed attempt is not repeated
@@ -44,6 +46,7 @@ bookworm | trixie) ;;
 esac
 mirror=http://deb.debian.org/debian
 include=linux-perf,trace-cmd,bpftrace,python3,binutils,nodejs
+[ "$suite" = bookworm ] || include=$include,openjdk-21-jdk-headless
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/rootfs
 dest=$cache/$1-$suite-$(echo "$include" | md5sum | cut -c1-8)
 
@@ -82,6 +85,10 @@ done
 perf_deb=$(ls "$archives"/linux-perf_*.deb) || die "linux-perf was not fetched"
 dpkg -x "$perf_deb" "$tmp/root"
 file -L "$tmp/root/usr/bin/perf" | grep -q ELF || die "usr/bin/perf is not an ELF file"
+jdk=usr/lib/jvm/java-21-openjdk-$debarch/bin
+for tool in java javac; do
+	[ ! -x "$tmp/root/$jdk/$tool" ] || ln -sf "/$jdk/$tool" "$tmp/root/usr/bin/$tool"
+done
 dpkg-deb -f "$perf_deb" Version > "$tmp/root/.complete"
 rm -f "$archives"/*.deb
 say "$1 root with linux-perf $(cat "$tmp/root/.complete")"
