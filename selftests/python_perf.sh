@@ -20,9 +20,9 @@
 
 out=/tmp/python_perf
 tag=python_perf
-script=/tmp/python_perf.py	# in the root at /host
+script=/tmp/python_perf.py	# in the root at /host (perf/chain.py)
 secs=4
-run="/usr/bin/python3 -X perf $script"
+run="/usr/bin/python3 -X perf $script $secs"
 lang=py
 # The chain from the deepest function out, sorted()'s C code below leaf.
 chain="fib leaf middle outer <module>"
@@ -31,28 +31,6 @@ roots=_start
 # shellcheck source=selftests/perf/runtime.sh
 . /selftests/perf/runtime.sh
 
-write_script() {
-	cat > "/host$script" << EOF
-import time
-
-def fib(n):
-    return n if n < 2 else fib(n - 1) + fib(n - 2)
-
-def leaf(x):
-    return fib(12) + x
-
-def middle(xs):
-    return sorted(xs, key=leaf)
-
-def outer(secs):
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        middle(list(range(8)))
-
-outer($secs)
-EOF
-}
-
 echo "TAP version 13"
 [ -x /selftests/bin/sframectl ] || skip_all "no sframectl was built for $(uname -m)"
 chroot /host /usr/bin/python3 -X perf -c \
@@ -60,7 +38,7 @@ chroot /host /usr/bin/python3 -X perf -c \
 	> "$out.xperf" 2>&1 ||
 	skip_all "$(chroot /host /usr/bin/python3 -V 2>&1) has no -X perf trampoline on $(uname -m): $(tail -1 "$out.xperf")"
 check "the module is loaded" load
-write_script
+cp /selftests/perf/chain.py "/host$script"
 rt_checks 98
 rm -f "/host$script"
 tap_exit

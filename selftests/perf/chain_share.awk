@@ -29,12 +29,15 @@ function ours(i) {
 # perf names CPython's trampolines py::FUNCTION:FILE, V8's code
 # JS:<tier>FUNCTION PLACE (the tier a mark: ~ interpreted, ^ baseline,
 # + and * optimised), HotSpot's compiled methods TYPE CLASS.METHOD(ARGS)
-# (fn is CLASS.METHOD then).
-function is(i, fn) {
+# (fn is CLASS.METHOD then) and every interpreted one "Interpreter": a
+# caller in the chain (k > 1) may be that, the deepest must be named.
+function is(i, fn, k) {
 	if (lang == "py")
 		return index(sym[i], "py::" fn ":") == 1
 	if (lang == "js")
 		return sym[i] ~ ("^JS:[~^+*]?" fn "( |$)")
+	if (k > 1 && sym[i] == "Interpreter")
+		return 1
 	return index(sym[i], " " fn "(") > 0
 }
 
@@ -57,13 +60,13 @@ function missed(sample) {
 	i = 1
 	while (i <= n && !ours(i))
 		i++
-	if (i > n || !is(i, want[1]))
+	if (i > n || !is(i, want[1], 1))
 		next
 	counted++
 	k = 1
 	seen_native = 0
 	for (; i <= n && k <= nc; i++) {
-		if (is(i, want[k])) {
+		if (is(i, want[k], k)) {
 			if (k == native && !seen_native)
 				break
 			k++
