@@ -6,9 +6,10 @@
 #   make module KDIR=..  the module against a kernel build or header tree
 #                        (CONFIG_SFRAME_UNWIND_DEBUG=y: with the test and
 #                        debug interfaces the selftests use)
-#   make demo            perf record -g without and with the module, stock 6.12
-#                        (ARCH=arm64: 6.12, ARCH=s390x: 6.1; KVER=7: the
-#                        newest 7.x, with --call-graph fp,defer too)
+#   make demo            perf record -g without and with the module, Debian
+#                        13's stock 6.12 (ARCH=arm64: the same, ARCH=s390x:
+#                        Debian 12's 6.1; KVER=7: the newest 7.x, with
+#                        --call-graph fp,defer too)
 #   make pictures        the demo's flame graph pictures, to
 #                        Documentation/images (README.md)
 #   make check           host tests, x86-64 6.12 and 7.x guests, harness
@@ -209,6 +210,8 @@ pictures:
 	scripts/demo.sh x86_64
 	mkdir -p Documentation/images
 	install -m 644 build/demo/python3-without.png build/demo/python3-with.png \
+		build/demo/python3-xperf-without.png \
+		build/demo/python3-xperf-with.png \
 		build/demo/workload-without.png build/demo/workload-with.png \
 		Documentation/images/
 

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make demo [ARCH=x86_64|arm64|s390x] [KVER=...]: perf record -g on
-# Debian's stock kernel (6.12; s390x: 6.1; KVER as scripts/qemu/run.sh
-# takes it, e.g. 7 for the newest 7.x), without and then with
+# Debian's stock kernel (Debian 13's 6.12 with Debian 13's user space;
+# s390x: Debian 12's 6.1; KVER as scripts/qemu/run.sh takes it, e.g. 7
+# for the newest 7.x), without and then with
 # sframe_unwind.ko; on kernels with deferred user stacks (6.19 and later)
 # also --call-graph fp,defer.
 #
@@ -18,12 +19,17 @@
 # lands in (s390x 6.1 gives no user frames at all); with it the stacks are
 # complete.
 #
-# It also writes flame graphs of both runs and of Debian's python3 without
+# Then Debian's python3 twice: running pure Python (its C frames), and
+# with -X perf running a known chain of Python functions (its Python
+# frames named py::..., above the interpreter's C frames), where the
+# root's python3 has that (3.12 and later, x86-64 and arm64).
+#
+# It also writes flame graphs of both runs and of each python3 run without
 # the module and with it (after sframectl sync), made by perf's own report
 # (perf script report flamegraph) with d3-flame-graph's template
 # (scripts/fetch-flamegraph.sh), opens them in headless Chromium to check
 # what they draw (scripts/tests/flamegraph-check.sh) and takes a picture
-# of each: build/demo/{workload,python3}-{without,with}.{html,png}.
+# of each: build/demo/{workload,python3,python3-xperf}-{without,with}.{html,png}.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,8 +39,8 @@ cd "$root"
 scripts/setup-host.sh all
 arch=${1:-x86_64}
 case $arch in
-x86_64)	kver=6.12; cc=gcc ;;
-arm64)	kver=6.12; cc=aarch64-linux-gnu-gcc; triple=aarch64 ;;
+x86_64)	kver=6.12-deb13; cc=gcc ;;
+arm64)	kver=6.12-deb13; cc=aarch64-linux-gnu-gcc; triple=aarch64 ;;
 s390x)	kver=6.1; cc=s390x-linux-gnu-gcc; triple=s390x ;;
 *)	die "ARCH must be x86_64, arm64 or s390x" ;;
 esac
@@ -128,6 +134,15 @@ sed -n 's/^# *demo-sframectl /sframectl: /p' "$work/guest.log" | tail -1
 sed -n 's/^# *demo-python \(.*\)/\1/p' "$work/guest.log" > "$work/python"
 awk '{ printf "%-40s %10d samples, %5.1f%% up to main\n", $1, $2,
 	$2 ? 100 * $3 / $2 : 0 }' "$work/python"
+sed -n 's/^# *demo-xperf \(.*\)/\1/p' "$work/guest.log" > "$work/xperf"
+if [ -s "$work/xperf" ]; then
+	echo
+	echo "== Debian's python3 -X perf: fib <- leaf <- sorted() <- middle <- outer <- <module>"
+	echo "   perf record -g without the module, then with it after 'sframectl sync'"
+	awk '{ printf "%-40s %6d samples in fib, %5.1f%% with the chain to _start\n",
+		$1, $3, $3 ? 100 * $2 / $3 : 0 }' "$work/xperf"
+fi
+sed -n 's/^# *demo-warning /warning: /p' "$work/guest.log"
 with=$(awk '$1 == "with" { print $3 ? int(100 * $4 / $3) : 0 }' "$work/summary")
 [ "$with" -ge 95 ] ||
 	die "only $with% of the workload's samples reach main with the module"
@@ -171,3 +186,10 @@ pictures workload --with 90 workload
 echo "Debian's python3 (with: after sframectl sync):"
 pictures python3 --reach "$python_reach" --with "$python_with" \
 	--without "$python_without" python3
+# Of fib's width, the share under the C library's start: the Python
+# chain and the interpreter's frames below it, whole.
+if [ -s "$work/xperf" ]; then
+	echo "Debian's python3 -X perf (with: after sframectl sync):"
+	pictures python3-xperf --of '^py::fib:' --reach "$python_reach" \
+		--with 95 --without "$python_without" python3
+fi

@@ -19,11 +19,16 @@
 # (python3 is stripped: perf names main through __libc_start_call_main,
 # or __libc_start_main where it cannot name that), and once without the
 # module, as run "without".
+# Where the root's python3 has CPython's perf trampolines (-X perf: 3.12
+# and later, on x86-64 and arm64), it runs a known chain of Python
+# functions (/selftests/perf/chain.py) without the module and then with
+# it after that sync:
+#   demo-xperf <run> <holding-the-chain-to-_start> <samples-in-fib>
 # Each run is also drawn as a flame graph by perf's own report (perf
 # script report flamegraph, with the template in /extra) to
 # /export/flamegraph/: workload-without.html, workload-with.html (and
 # workload-defer-*.html), python3-without.html, python3-with.html (after
-# sframectl sync).
+# sframectl sync), python3-xperf-without.html, python3-xperf-with.html.
 set -e
 # shellcheck source=selftests/perf/lib.sh
 . /selftests/perf/lib.sh
@@ -136,8 +141,33 @@ python() {
 	flamegraph "python3-$2"
 }
 
+# xperf RUN: perf record -g of python3 -X perf running the chain; one
+# demo-xperf line (chain_share.awk), and the flame graph
+# python3-xperf-RUN.
+xperf() {
+	[ -n "$xperf" ] || return 0
+	chroot /host perf record -q -g -e cpu-clock -F 999 -o /tmp/perf.data \
+		/usr/bin/python3 -X perf /tmp/chain.py 3 > /dev/null 2>&1
+	chroot /host perf script -i /tmp/perf.data -F ip,sym,dso 2> /dev/null |
+		awk -v lang=py -v chain="fib leaf middle outer <module>" \
+			-v native=3 -v roots=_start -v miss=/dev/null \
+			-f /selftests/perf/chain_share.awk |
+		sed "s/^/demo-xperf $1 /"
+	flamegraph "python3-xperf-$1"
+}
+
+cp /selftests/perf/chain.py /host/tmp/chain.py
+xperf=""
+if chroot /host /usr/bin/python3 -X perf -c \
+	'import sys; sys.exit(not sys.is_stack_trampoline_active())' \
+	> /dev/null 2>&1; then
+	xperf=1
+else
+	echo "demo-warning $(chroot /host /usr/bin/python3 -V 2>&1) has no -X perf on $(uname -m)"
+fi
 rmmod sframe_unwind
 python without without
+xperf without
 insmod "$ko"
 python module-only module-only
 chroot /host /usr/bin/python3 -c 'import time; time.sleep(30)' &
@@ -146,3 +176,5 @@ sleep 1
 chroot /host /tmp/sframectl sync | sed 's/^/demo-sframectl /'
 kill "$sleeper"
 python with-sframectl with
+xperf with
+rm -f /host/tmp/perf-*.map

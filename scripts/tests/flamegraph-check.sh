@@ -14,6 +14,9 @@
 #   --with PCT     at least PCT% of COMM's samples must reach it with the
 #                  module (default 95)
 #   --without PCT  at most PCT% may without it (default 5)
+#   --of RE        count the share of the width of the frames matching RE
+#                  (a function of the program: those inside a frame
+#                  matching --reach, of all) instead of COMM's
 #   --png PREFIX   also write PREFIX-without.png and PREFIX-with.png
 #
 # Each page is rendered by headless Chromium (Debian's chromium, which
@@ -33,17 +36,21 @@ reach='^main$'
 with_min=95
 without_max=5
 png=""
+of=""
 while [ $# -gt 3 ]; do
 	case $1 in
 	--reach) reach=$2; shift 2 ;;
 	--with) with_min=$2; shift 2 ;;
 	--without) without_max=$2; shift 2 ;;
 	--png) png=$2; shift 2 ;;
+	--of) of=$2; shift 2 ;;
 	*) echo "flamegraph-check: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 [ $# -eq 3 ] || { echo "usage: flamegraph-check.sh [options] COMM WITHOUT.html WITH.html" >&2; exit 2; }
 comm=$1
+whose="$comm's"
+[ -z "$of" ] || whose="/$of/'s"
 "$root/scripts/setup-host.sh" browser > /dev/null || exit 2
 
 work=$(mktemp -d)
@@ -72,9 +79,11 @@ frames() {
 }
 
 # share FRAMES: the percentage of COMM's width under frames matching
-# --reach (a frame under another matching one counts once).
+# --reach (a frame under another matching one counts once); with --of,
+# of the width of the outermost frames matching it in COMM, the part
+# inside frames matching --reach.
 share() {
-	awk -v comm="$comm" -v re="$reach" '
+	awk -v comm="$comm" -v re="$reach" -v of="$of" '
 		{
 			name = $0
 			sub(/^[^ ]+ [^ ]+ /, "", name)
@@ -83,20 +92,44 @@ share() {
 				cx[nc] = x; cw[nc++] = w; total += w
 			} else if (name ~ re) {
 				rx[nr] = x; rw[nr++] = w
+			} else if (of != "" && name ~ of) {
+				ox[no] = x; ow[no++] = w
 			}
 		}
 		function inside(x, w, ox, ow) {
 			return x >= ox - 0.01 && x + w <= ox + ow + 0.01
 		}
+		# outermost(I, X, W, N): frame I of the N in X, W is under no
+		# other of them (of two alike, the first counts).
+		function outermost(i, x, w, n,  j) {
+			for (j = 0; j < n; j++)
+				if (j != i && inside(x[i], w[i], x[j], w[j]) &&
+				    (w[j] > w[i] || j < i))
+					return 0
+			return 1
+		}
+		# in_any(X, W, I, N, OX, OW): frame I of X, W is inside one of
+		# the N frames OX, OW.
+		function in_any(x, w, i, n, ox, ow,  j) {
+			for (j = 0; j < n; j++)
+				if (inside(x[i], w[i], ox[j], ow[j]))
+					return 1
+			return 0
+		}
 		END {
-			for (i = 0; i < nr; i++) {
-				top = 1
-				for (j = 0; j < nr && top; j++)
-					if (j != i && inside(rx[i], rw[i], rx[j], rw[j]) &&
-					    (rw[j] > rw[i] || j < i))
-						top = 0
-				for (j = 0; j < nc && top; j++)
-					if (inside(rx[i], rw[i], cx[j], cw[j]))
+			if (of != "") {
+				total = 0
+				for (i = 0; i < no; i++)
+					if (outermost(i, ox, ow, no) &&
+					    in_any(ox, ow, i, nc, cx, cw)) {
+						total += ow[i]
+						if (in_any(ox, ow, i, nr, rx, rw))
+							covered += ow[i]
+					}
+			} else {
+				for (i = 0; i < nr; i++)
+					if (outermost(i, rx, rw, nr) &&
+					    in_any(rx, rw, i, nc, cx, cw))
 						covered += rw[i]
 			}
 			printf "%.1f\n", total ? 100 * covered / total : -1
@@ -116,18 +149,18 @@ check() {
 	frames "$dom" > "$work/$run.frames"
 	drawn=$(wc -l < "$work/$run.frames")
 	pct=$(share "$work/$run.frames")
-	echo "# $run: $drawn frames drawn, $pct% of $comm's width up to /$reach/"
+	echo "# $run: $drawn frames drawn, $pct% of $whose width up to /$reach/"
 	if [ "$drawn" -lt 3 ] || [ "$pct" = -1.0 ]; then
 		not_ok "$run: the page drew no frames of $comm"
 		grep -v -i dbus "$work/$run.err" | tail -3 | sed 's/^/# /'
 	elif [ "$run" = with ] &&
 	     awk -v p="$pct" -v m="$with_min" 'BEGIN { exit !(p >= m) }'; then
-		ok "$run: $pct% of $comm's samples reach /$reach/ (at least $with_min%)"
+		ok "$run: $pct% of $whose samples reach /$reach/ (at least $with_min%)"
 	elif [ "$run" = without ] &&
 	     awk -v p="$pct" -v m="$without_max" 'BEGIN { exit !(p <= m) }'; then
-		ok "$run: $pct% of $comm's samples reach /$reach/ (at most $without_max%)"
+		ok "$run: $pct% of $whose samples reach /$reach/ (at most $without_max%)"
 	else
-		not_ok "$run: $pct% of $comm's samples reach /$reach/"
+		not_ok "$run: $pct% of $whose samples reach /$reach/"
 	fi
 	if [ -n "$png" ]; then
 		# As tall as the graph (the page's buttons above it).
