@@ -74,12 +74,16 @@ DUMP_DIR	:= tools/sframe-dump
 DUMP		:= $(DUMP_DIR)/sframe-dump
 GEN		:= $(GEN_DIR)/sframe-gen
 CTL		:= $(CTL_DIR)/sframectl
+# The host tests and the KUnit shim (tools/testing/), the fuzzers
+# (tools/testing/fuzz/).
+TEST_DIR	:= tools/testing
+FUZZ_DIR	:= $(TEST_DIR)/fuzz
 
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
-		   scripts/tests/kunit-host.c scripts/tests/sha256-test.c \
-		   $(LIB_DIR)/sha256.c scripts/tests/ctl-cache-test.c \
+		   $(TEST_DIR)/kunit-host.c $(TEST_DIR)/sha256-test.c \
+		   $(LIB_DIR)/sha256.c $(TEST_DIR)/ctl-cache-test.c \
 		   $(CTL_DIR)/sframectl-cache.c $(CTL_DIR)/sframectl-fs.c
-TEST_HDRS	:= $(wildcard kunit/*.h) scripts/tests/kunit-host.h \
+TEST_HDRS	:= $(wildcard kunit/*.h) $(TEST_DIR)/kunit-host.h \
 		   $(LIB_DIR)/sha256.h $(CTL_DIR)/sframectl.h
 
 GEN_LIB_SRCS	:= $(addprefix $(GEN_DIR)/,gen.c gen-fre.c gen-encode.c \
@@ -139,29 +143,29 @@ $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		-fno-sanitize-recover=all -o $@ $(TEST_SRCS) \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
-$(O)/fuzz-decode: scripts/tests/fuzz-decode.c $(DECODER_SRCS) \
+$(O)/fuzz-decode: $(FUZZ_DIR)/fuzz-decode.c $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	clang -O1 -g $(HOSTINC) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-decode.c \
+		-fno-sanitize-recover=all -o $@ $(FUZZ_DIR)/fuzz-decode.c \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
-$(O)/fuzz-ehframe: scripts/tests/fuzz-ehframe.c $(GEN_DIR)/eh-frame.c \
+$(O)/fuzz-ehframe: $(FUZZ_DIR)/fuzz-ehframe.c $(GEN_DIR)/eh-frame.c \
 		   $(GEN_DIR)/eh-cfi.c $(LIB_DIR)/elf-sframe.c \
 		   $(GEN_DIR)/eh-frame.h $(GEN_DIR)/eh-frame-internal.h \
 		   $(LIB_DIR)/elf-sframe.h lib/sframe/note.c $(SFRAME_HDRS) | $(O)
 	clang -O1 -g $(HOSTINC) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -o $@ scripts/tests/fuzz-ehframe.c \
+		-fno-sanitize-recover=all -o $@ $(FUZZ_DIR)/fuzz-ehframe.c \
 		$(GEN_DIR)/eh-frame.c $(GEN_DIR)/eh-cfi.c $(LIB_DIR)/elf-sframe.c \
 		lib/sframe/note.c
 
-$(O)/fuzz-seed: scripts/tests/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
+$(O)/fuzz-seed: $(FUZZ_DIR)/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/fuzz-seed.c \
+	$(CC) $(HOSTCFLAGS) -o $@ $(FUZZ_DIR)/fuzz-seed.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
-$(O)/bench-lookup: scripts/tests/bench-lookup.c kunit/sframe_test_sections.c \
+$(O)/bench-lookup: bench/lookup.c kunit/sframe_test_sections.c \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ scripts/tests/bench-lookup.c \
+	$(CC) $(HOSTCFLAGS) -o $@ bench/lookup.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
 module modules:
@@ -174,11 +178,11 @@ check-host: $(O)/decode-test $(O)/seen-test
 		$(O)/seen-test
 
 # The daemon's table of handled files, with sanitizers.
-$(O)/seen-test: scripts/tests/seen-test.c $(CTL_DIR)/sframectl-sync.c \
+$(O)/seen-test: $(TEST_DIR)/seen-test.c $(CTL_DIR)/sframectl-sync.c \
 		$(CTL_DIR)/sframectl-fs.c $(CTL_DIR)/sframectl-subid.c \
 		$(CTL_DIR)/sframectl.h | $(O)
 	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -o $@ scripts/tests/seen-test.c \
+		-fno-sanitize-recover=all -o $@ $(TEST_DIR)/seen-test.c \
 		$(CTL_DIR)/sframectl-sync.c $(CTL_DIR)/sframectl-fs.c \
 		$(CTL_DIR)/sframectl-subid.c
 

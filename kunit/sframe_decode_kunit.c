@@ -3,7 +3,7 @@
  * KUnit suite for the SFrame decoder.
  *
  * The same source runs as a KUnit suite in a kernel and on the host through
- * scripts/tests/kunit-host.h (under ASan and UBSan).  Sections are built
+ * tools/testing/kunit-host.h (under ASan and UBSan).  Sections are built
  * with the project's encoder for every version, ABI and byte order, checked
  * against hand-written rules, then broken in every way we can think of.
  */
@@ -11,7 +11,7 @@
 #include <kunit/test.h>
 #include <linux/random.h>
 #else
-#include "../scripts/tests/kunit-host.h"
+#include "../tools/testing/kunit-host.h"
 #endif
 #include "../include/sframe/decode.h"
 #include "../include/sframe/encode.h"

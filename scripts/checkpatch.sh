@@ -5,7 +5,7 @@
 #
 # Usage: checkpatch.sh [FILE...]
 #   Without arguments: every *.c and *.h under kernel/ lib/ include/ kunit/
-#   tools/ scripts/ selftests/ bench/.
+#   tools/ selftests/ bench/.
 #
 # checkpatch.pl, spelling.txt and const_structs.checkpatch are taken once
 # from Debian's linux-source-6.12 tarball (installed if missing) into
@@ -32,7 +32,7 @@ common_ignore=FILE_PATH_CHANGES
 #     NEW_TYPEDEFS, PREFER_KERNEL_TYPES  it re-creates the kernel's own
 #                         u8..s64 from <stdint.h> types;
 #     PREFER_DEFINED_ATTRIBUTE_MACRO  it defines __packed itself.
-#   tools/, scripts/, selftests/, bench/  user-space C: libc has neither the
+#   tools/, selftests/, bench/  user-space C: libc has neither the
 #                         kernel's u8..s64 nor its attribute macros
 #                         (__packed, __printf, noinline), so
 #                         PREFER_KERNEL_TYPES and
@@ -47,7 +47,7 @@ host_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO
 file_ignore() {
 	case $1 in
 	include/sframe/env.h)	echo "$host_ignore,NEW_TYPEDEFS" ;;
-	tools/*|scripts/*|selftests/*|bench/*)	echo "$host_ignore" ;;
+	tools/*|selftests/*|bench/*)	echo "$host_ignore" ;;
 	kernel/compat.h)	echo "LINUX_VERSION_CODE,CONSTANT_COMPARISON" ;;
 	esac
 }
@@ -84,7 +84,7 @@ setup() {
 default_files() {
 	local d
 
-	for d in kernel lib include kunit tools scripts selftests bench; do
+	for d in kernel lib include kunit tools selftests bench; do
 		[ -d "$repo/$d" ] || continue
 		(cd "$repo" && find "$d" -type f \( -name '*.c' -o -name '*.h' \) \
 			-not -name '*.mod.c' -print)

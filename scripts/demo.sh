@@ -53,11 +53,11 @@ mkdir -p "$work/extra"
 make -s tools/sframe-gen/sframe-gen tools/sframectl/sframectl
 if [ "$arch" = s390x ]; then
 	"$cc" -O2 -fomit-frame-pointer -o "$work/workload.plain" \
-		scripts/demo/workload.c
+		tools/demo/workload.c
 	tools/sframe-gen/sframe-gen --embed "$work/extra/workload" "$work/workload.plain"
 else
 	"$cc" -O2 -fomit-frame-pointer -Wa,--gsframe \
-		-o "$work/extra/workload" scripts/demo/workload.c
+		-o "$work/extra/workload" tools/demo/workload.c
 fi
 if [ "$arch" = x86_64 ]; then
 	cp tools/sframectl/sframectl "$work/extra/sframectl"

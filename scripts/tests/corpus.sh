@@ -18,7 +18,7 @@ out=${1:-build/corpus}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dump=${DUMP:-$root/tools/sframe-dump/sframe-dump}
 gen=${GEN:-$root/tools/sframe-gen/sframe-gen}
-src=$root/scripts/tests/corpus-src.c
+src=$root/tools/testing/corpus/corpus-src.c
 mkdir -p "$out"
 
 # shellcheck source=scripts/tests/tap.sh

@@ -78,7 +78,7 @@ eh_seed() {
 # eh_cross ARCH SELECTOR: a cross-compiled object, raw and as an ELF file.
 eh_cross() {
 	local arch=$1 sel=$2 obj=$eh_seeds/obj-$1.o
-	local src=$root/scripts/tests/corpus-src.c
+	local src=$root/tools/testing/corpus/corpus-src.c
 
 	command -v "$arch-linux-gnu-gcc" > /dev/null || return 0
 	"$arch-linux-gnu-gcc" -O2 -c -o "$obj" "$src" || return 0
@@ -106,7 +106,7 @@ for bin in /bin/true /usr/bin/env /bin/ls; do
 done
 tiny=$eh_seeds/elf-tiny
 if cc -Os -s -Wl,-z,noseparate-code -o "$tiny" \
-		"$root/scripts/tests/corpus-src.c" 2> /dev/null; then
+		"$root/tools/testing/corpus/corpus-src.c" 2> /dev/null; then
 	eh_seed "$eh_seeds/host-tiny" 0 objcopy "$tiny"
 	# No section headers (e_shoff = 0): found through PT_GNU_EH_FRAME.
 	cp "$tiny" "$tiny-phdr"

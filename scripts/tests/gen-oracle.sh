@@ -5,7 +5,7 @@
 #
 # Usage: gen-oracle.sh [OUTDIR]     (default build/gen)
 #
-# For each test binary (scripts/tests/corpus-src.c with -O2
+# For each test binary (tools/testing/corpus/corpus-src.c with -O2
 # -fomit-frame-pointer, -O0 and -O2 -fno-omit-frame-pointer, a DRAP
 # function, hand-written CFI; Debian's libc.so.6, ld-linux, libstdc++.so.6,
 # bash and python3 of the host; the corpus cross-compiled for aarch64 and
@@ -614,7 +614,8 @@ check_embed() {
 check_from_v1() {
 	local name=$1 cc=$2 bin=$out/$1 res
 
-	if ! "$cc" -O2 -Wa,--gsframe -o "$bin" "$root/scripts/tests/corpus-src.c"; then
+	if ! "$cc" -O2 -Wa,--gsframe -o "$bin" \
+		"$root/tools/testing/corpus/corpus-src.c"; then
 		not_ok "$name: compile with --gsframe"
 		return
 	fi
@@ -776,7 +777,7 @@ for t in "$gen" "$dump" "$gen_asan"; do
 	fi
 done
 
-src=$root/scripts/tests/corpus-src.c
+src=$root/tools/testing/corpus/corpus-src.c
 bins=()
 for v in "O2-omit-fp:-O2 -fomit-frame-pointer" "O0:-O0" \
 	 "O2-fp:-O2 -fno-omit-frame-pointer"; do
@@ -867,7 +868,7 @@ for arch in aarch64 s390x; do
 done
 
 # binutils' own reader: libsframe of Debian's unstable binutils (a master
-# snapshot, V3), loaded by scripts/tests/libsframe-check.c, must read
+# snapshot, V3), loaded by tools/testing/corpus/libsframe-check.c, must read
 # every default V3 section of the binaries above, in both byte orders (the
 # s390x ones are big-endian), and refuse the shared form of s390x libc,
 # whose FDEs count rows twice, and the module's SP word.
@@ -881,7 +882,7 @@ check_libsframe() {
 	fi
 	lib=$lroot/usr/lib/x86_64-linux-gnu/libsframe.so.3
 	if ! gcc -O2 -Wall -Werror -o "$out/libsframe-check" \
-		"$root/scripts/tests/libsframe-check.c" -ldl; then
+		"$root/tools/testing/corpus/libsframe-check.c" -ldl; then
 		not_ok "libsframe-check: build"
 		return
 	fi

@@ -110,7 +110,7 @@ summary() {
 }
 
 [ -x "$gen" ] || make -s -C "$root" tools/sframe-gen/sframe-gen || exit 1
-src=$root/scripts/tests/corpus-src.c
+src=$root/tools/testing/corpus/corpus-src.c
 progs=()
 for cc in gcc aarch64-linux-gnu-gcc s390x-linux-gnu-gcc; do
 	command -v "$cc" > /dev/null || continue
