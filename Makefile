@@ -45,6 +45,8 @@ KDIR		?= /lib/modules/$(shell uname -r)/build
 CC		?= cc
 # The library's headers, the tools' shared code and each tool's headers.
 HOSTINC		:= -Iinclude -Itools/lib -Itools/sframe-gen -Itools/sframectl
+# The tests' too: the reference sections of kunit/ and the KUnit shim.
+TESTINC		:= -Ikunit -Itools/testing
 HOSTCFLAGS	:= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
 		   -Wstrict-prototypes -Wmissing-prototypes -std=gnu11 \
 		   $(HOSTINC)
@@ -139,7 +141,7 @@ $(O)/cross-%/sframectl: $(CTL_DEPS)
 
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -fsanitize=address,undefined \
+	$(CC) $(HOSTCFLAGS) $(TESTINC) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $(TEST_SRCS) \
 		$(DECODER_SRCS) $(ENCODER_SRCS)
 
@@ -160,12 +162,12 @@ $(O)/fuzz-ehframe: $(FUZZ_DIR)/fuzz-ehframe.c $(GEN_DIR)/eh-frame.c \
 
 $(O)/fuzz-seed: $(FUZZ_DIR)/fuzz-seed.c $(DECODER_SRCS) $(ENCODER_SRCS) \
 		kunit/sframe_test_sections.c $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ $(FUZZ_DIR)/fuzz-seed.c \
+	$(CC) $(HOSTCFLAGS) $(TESTINC) -o $@ $(FUZZ_DIR)/fuzz-seed.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
 $(O)/bench-lookup: bench/lookup.c kunit/sframe_test_sections.c \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
-	$(CC) $(HOSTCFLAGS) -o $@ bench/lookup.c \
+	$(CC) $(HOSTCFLAGS) $(TESTINC) -o $@ bench/lookup.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
 
 module modules:

@@ -32,7 +32,8 @@
 #include <time.h>
 
 #include <sframe/table.h>
-#include "../kunit/sframe_test_sections.h"
+
+#include "sframe_test_sections.h"
 
 #define BENCH_FUNC_SIZE	64
 #define BENCH_TEXT	0x100000

@@ -11,12 +11,14 @@
 #include <kunit/test.h>
 #include <linux/random.h>
 #else
-#include "../tools/testing/kunit-host.h"
+#include "kunit-host.h"
 #endif
-#include "../include/sframe/decode.h"
-#include "../include/sframe/encode.h"
-#include "../include/sframe/table.h"
-#include "../include/sframe/note.h"
+
+#include <sframe/decode.h>
+#include <sframe/encode.h>
+#include <sframe/table.h>
+#include <sframe/note.h>
+
 #include "sframe_test_sections.h"
 
 struct sfu_case {

@@ -20,10 +20,10 @@
 #include <sframe/table.h>
 #include <uapi/linux/sframe_unwind.h>
 
-#include "../kernel/forked.h"
-#include "../kernel/mem.h"
-#include "../kernel/registry.h"
-#include "../kernel/stats.h"
+#include "forked.h"
+#include "mem.h"
+#include "registry.h"
+#include "stats.h"
 #include "sframe_test_sections.h"
 
 #define REG_BASE		0x400000UL

@@ -3,9 +3,10 @@
  * Reference SFrame sections: the same functions for every version and ABI,
  * so that the suites can check each encoding against hand-written rules.
  */
+#include <sframe/decode.h>
+#include <sframe/table.h>
+
 #include "sframe_test_sections.h"
-#include "../include/sframe/decode.h"
-#include "../include/sframe/table.h"
 
 #define NO_WORD		0x7fffffff
 #define MAX_FDES	8

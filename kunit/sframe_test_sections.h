@@ -6,7 +6,7 @@
 #ifndef _SFRAME_TEST_SECTIONS_H
 #define _SFRAME_TEST_SECTIONS_H
 
-#include "../include/sframe/encode.h"
+#include <sframe/encode.h>
 
 #define SFU_TEST_VADDR		0x10000
 #define SFU_TEST_BUF_SIZE	4096

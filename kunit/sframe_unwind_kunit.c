@@ -16,11 +16,11 @@
 #include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 
-#include "../kernel/unwind.h"
+#include "unwind.h"
 #include <uapi/linux/sframe_unwind.h>
 
-#include "../kernel/registry.h"
-#include "../kernel/stats.h"
+#include "registry.h"
+#include "stats.h"
 #include "sframe_test_sections.h"
 
 #define UW_TEXT			0x10000000UL

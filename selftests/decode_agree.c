@@ -17,10 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sframe/decode.h>
+
 #include "kselftest.h"
-#include "../include/sframe/decode.h"
-#include "../kunit/sframe_test_sections.h"
-#include "../tools/lib/elf-sframe.h"
+#include "sframe_test_sections.h"
+#include "elf-sframe.h"
 
 #define DBG_DIR		"/sys/kernel/debug/sframe_unwind"
 #define CORPUS_DIR	"/corpus"

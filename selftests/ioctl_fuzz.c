@@ -60,11 +60,11 @@
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
 
 #include "kselftest.h"
 #include "registry/enc.h"
 #include "registry/registry.h"
-#include "../include/sframe/decode.h"
 
 #define NOBODY		65534
 #define DEF_OPS		60000

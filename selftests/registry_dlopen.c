@@ -26,12 +26,12 @@
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
+#include <sframe/note.h>
 
 #include "kselftest.h"
 #include "registry/enc.h"
 #include "registry/registry.h"
-#include "../include/sframe/decode.h"
-#include "../include/sframe/note.h"
 
 #define NR_THREADS	100
 #define NR_ITERS	200

@@ -39,11 +39,11 @@
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
 
 #include "kselftest.h"
 #include "registry/enc.h"
 #include "registry/registry.h"
-#include "../include/sframe/decode.h"
 
 /* No operation reaches this many fault points. */
 #define MAX_NTH		2000

@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
 
 #include "kselftest.h"
 #include "registry/enc.h"
 #include "registry/registry.h"
-#include "../include/sframe/decode.h"
 
 #define NR_PAGES	4
 #define SECTION_CAP	4096

@@ -18,7 +18,7 @@
 #include <sframe/env.h>
 #include <sframe/format.h>
 
-#include "../unwind.h"
+#include "unwind.h"
 
 struct pt_regs;
 

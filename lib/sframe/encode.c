@@ -4,8 +4,8 @@
  * the fuzzer seeds, the benchmark and the host tools link it to produce
  * sections of every version, ABI and byte order.
  */
-#include "../../include/sframe/encode.h"
-#include "../../include/sframe/decode.h"
+#include <sframe/encode.h>
+#include <sframe/decode.h>
 
 /* sfh_fre_len is a u32. */
 #define U32_MAX_BYTES	0xffffffffull

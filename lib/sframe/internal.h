@@ -17,7 +17,7 @@
 #ifndef _SFRAME_INTERNAL_H
 #define _SFRAME_INTERNAL_H
 
-#include "../../include/sframe/table.h"
+#include <sframe/table.h>
 
 /* Sorted lookup key, kept only for unsorted or multi-element sections. */
 struct sfu_key {

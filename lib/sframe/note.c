@@ -6,7 +6,7 @@
  * kernel/elf.c reads a file's notes and asks here, and so does the host's
  * tools/lib/elf-sframe.c, so the two agree on every file.
  */
-#include "../../include/sframe/note.h"
+#include <sframe/note.h>
 
 /* Note names and descriptors are padded to this in ELF64 files too. */
 #define SFU_NOTE_ALIGN		4

@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "../raw_syscall.h"
+#include "raw_syscall.h"
 
 #define NOIPA		__attribute__((noipa))
 /* Rounds of the mixing loop per unit of work. */

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../include/sframe/encode.h"
-#include "../../include/uapi/linux/sframe_unwind.h"
+#include <linux/sframe_unwind.h>
+#include <sframe/encode.h>
 
 #define NOIPA		__attribute__((noipa))
 #define WORK		200000

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../raw_syscall.h"
+#include "raw_syscall.h"
 
 #define NOIPA		__attribute__((noipa))
 

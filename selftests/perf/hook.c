@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../raw_syscall.h"
+#include "raw_syscall.h"
 
 #define HOOK		"/sys/kernel/debug/sframe_unwind/unwind"
 #define CMD_MAX		32

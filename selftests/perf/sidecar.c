@@ -42,7 +42,7 @@
 #include <linux/sframe_unwind.h>
 
 #include "kselftest.h"
-#include "../raw_syscall.h"
+#include "raw_syscall.h"
 #include "sclib.h"
 
 #define SC_DIR		"/selftests/perf"

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../include/sframe/format.h"
+#include <sframe/format.h>
 
 #define BAD_MAGIC	0xdead
 #define BAD_COUNT	0x7fffffffu

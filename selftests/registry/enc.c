@@ -6,8 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include <sframe/decode.h>
+
 #include "enc.h"
-#include "../../include/sframe/decode.h"
 
 #define MAX_FUNCS	64
 #define AMD64_FIXED_RA	(-8)

@@ -6,7 +6,7 @@
 #ifndef _SELFTESTS_REGISTRY_ENC_H
 #define _SELFTESTS_REGISTRY_ENC_H
 
-#include "../../include/sframe/encode.h"
+#include <sframe/encode.h>
 
 /* A function of a test section: every one gets the same two rows. */
 struct sfu_test_func {

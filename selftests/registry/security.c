@@ -51,10 +51,10 @@
 #include <unistd.h>
 
 #include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
 
 #include "enc.h"
 #include "registry.h"
-#include "../../include/sframe/decode.h"
 
 #define EXIT_SKIP		4
 #define CHILD_FAILED		2

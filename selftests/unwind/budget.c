@@ -28,11 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/sframe_unwind.h>
+#include <sframe/decode.h>
+
 #include "kselftest.h"
 #include "uw.h"
-#include "../../include/sframe/decode.h"
-#include "../../include/uapi/linux/sframe_unwind.h"
-#include "../../kunit/sframe_test_sections.h"
+#include "sframe_test_sections.h"
 
 #ifdef __x86_64__
 

@@ -46,8 +46,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sframe/format.h>
+
 #include "kselftest.h"
-#include "../../include/sframe/format.h"
 #include "uw.h"
 #include "uwlib.h"
 

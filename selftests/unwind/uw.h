@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/types.h>
 
-#include "../raw_syscall.h"
+#include "raw_syscall.h"
 
 #define UW_DBG_DIR	"/sys/kernel/debug/sframe_unwind"
 #define UW_HOOK		UW_DBG_DIR "/unwind"

@@ -18,11 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kunit-host.h"
-#include "sframectl.h"
 #include <sframe/decode.h>
 #include <sframe/format.h>
-#include "../../kunit/sframe_test_sections.h"
+
+#include "kunit-host.h"
+#include "sframectl.h"
+#include "sframe_test_sections.h"
 
 #define CACHE_TEST_BASE_MAX	64
 #define CACHE_TEST_PATH_MAX	256

@@ -6,7 +6,8 @@
 #include <stdio.h>
 
 #include <sframe/decode.h>
-#include "../../../kunit/sframe_test_sections.h"
+
+#include "sframe_test_sections.h"
 
 static const u8 seed_abis[] = {
 	SFRAME_ABI_AMD64_ENDIAN_LITTLE, SFRAME_ABI_AARCH64_ENDIAN_LITTLE,
