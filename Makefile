@@ -44,7 +44,8 @@
 KDIR		?= /lib/modules/$(shell uname -r)/build
 CC		?= cc
 # The library's headers, the tools' shared code and each tool's headers.
-HOSTINC		:= -Iinclude -Itools/lib -Itools/sframe-gen -Itools/sframectl
+HOSTINC		:= -Iinclude -Itools/include -Itools/lib -Itools/sframe-gen \
+		   -Itools/sframectl
 # The tests' too: the reference sections of kunit/ and the KUnit shim.
 TESTINC		:= -Ikunit -Itools/testing
 HOSTCFLAGS	:= -O2 -g -Wall -Wextra -Wno-unused-parameter -Wshadow \
@@ -66,7 +67,8 @@ MAN_PAGES	:= $(O)/man/sframectl.8 $(O)/man/sframe-gen.1 $(O)/man/sframe-dump.1
 include lib/sframe/sources.mk
 DECODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-dec))
 ENCODER_SRCS	:= $(patsubst %,lib/sframe/%.c,$(sframe-enc))
-SFRAME_HDRS	:= $(wildcard include/sframe/*.h lib/sframe/*.h)
+SFRAME_HDRS	:= $(wildcard include/sframe/*.h lib/sframe/*.h \
+		     tools/include/sframe/*.h)
 # The host programs (tools/): each in its directory, their shared code in
 # tools/lib/.  sframectl links the generator's library too.
 LIB_DIR		:= tools/lib

@@ -27,8 +27,8 @@ files_wanted="checkpatch.pl spelling.txt const_structs.checkpatch"
 common_ignore=FILE_PATH_CHANGES
 
 # Checks ignored for some files only, with the reason:
-#   include/sframe/env.h  its !__KERNEL__ block gives host builds of the
-#                         shared code what the kernel headers provide:
+#   tools/include/sframe/env-host.h  gives host builds of the shared code
+#                         what the kernel headers provide:
 #     NEW_TYPEDEFS, PREFER_KERNEL_TYPES  it re-creates the kernel's own
 #                         u8..s64 from <stdint.h> types;
 #     PREFER_DEFINED_ATTRIBUTE_MACRO  it defines __packed itself.
@@ -46,7 +46,7 @@ host_ignore=PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO
 
 file_ignore() {
 	case $1 in
-	include/sframe/env.h)	echo "$host_ignore,NEW_TYPEDEFS" ;;
+	tools/include/sframe/env-host.h)	echo "$host_ignore,NEW_TYPEDEFS" ;;
 	tools/*|selftests/*|bench/*)	echo "$host_ignore" ;;
 	kernel/compat.h)	echo "LINUX_VERSION_CODE,CONSTANT_COMPARISON" ;;
 	esac
