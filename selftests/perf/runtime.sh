@@ -45,7 +45,7 @@ rt_record() {
 # rt_report RUN: the share, printed; "whole counted" in $out.RUN.share,
 # and the first sample in the deepest function that is not whole.
 rt_report() {
-	local whole counted deepest=${chain%% *}
+	local whole counted all deepest=${chain%% *}
 
 	rm -f "$out.$1.miss"
 	awk -v lang="$lang" -v chain="$chain" -v native="$native" \
@@ -53,10 +53,16 @@ rt_report() {
 		-f /selftests/perf/chain_share.awk "$out.$1.txt" \
 		> "$out.$1.share"
 	read -r whole counted < "$out.$1.share"
-	echo "# $1: $whole of $counted samples in $deepest hold the whole chain to the root"
+	all=$(awk 'BEGIN { RS = "" } END { print NR }' "$out.$1.txt")
+	echo "# $1: $whole of $counted samples in $deepest hold the whole chain to the root ($all in all)"
 	[ ! -s "$out.$1.miss" ] || [ "$whole" -eq 0 ] || {
 		echo "# $1: the first sample in $deepest without it:"
 		sed 's/^/#   /' "$out.$1.miss"
+	}
+	[ "$counted" -gt 0 ] || {
+		echo "# $1: none in $deepest; the first sample:"
+		awk 'BEGIN { RS = "" } NR == 1 { print; exit }' "$out.$1.txt" |
+			head -12 | sed 's/^/#   /'
 	}
 }
 
