@@ -481,6 +481,8 @@ static void uw_test_record_edge(struct kunit *test)
 #ifdef CONFIG_ARM64
 #define UW_LOW_RECORD		64	/* frame 0's record, above its SP */
 #define UW_FRAME0		160	/* frame 0's size */
+/* Frame 0's caller: a plain frame (not SFU_TEST_REALIGNED's). */
+#define UW_LOW_CALLER		2
 
 /*
  * A frame without SFrame whose record sits low in it, as GCC lays out
@@ -503,14 +505,14 @@ static void uw_test_record_low(struct kunit *test)
 	for (off = 0; off < UW_FRAME0 + SFU_TEST_FRAME; off += sizeof(long))
 		uw_put(test, sp + off, 0);
 	uw_put(test, rec, caller_rec);
-	uw_put(test, rec + sizeof(long), uw_func(1) + UW_CALL_OFF);
+	uw_put(test, rec + sizeof(long), uw_func(UW_LOW_CALLER) + UW_CALL_OFF);
 	uw_put(test, caller_rec, 0);
 	uw_put(test, caller_sp + sfu_test_ra_slot(ctx->abi),
-	       uw_func(2) + UW_CALL_OFF);
+	       uw_func(UW_LOW_CALLER + 1) + UW_CALL_OFF);
 	uw_walk(test, SFU_MEM_USER, nowhere, sp, rec, pcs, &res);
 	KUNIT_ASSERT_GE(test, res.nr, 3);
-	KUNIT_EXPECT_EQ(test, pcs[1], uw_func(1) + UW_CALL_OFF);
-	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(2) + UW_CALL_OFF);
+	KUNIT_EXPECT_EQ(test, pcs[1], uw_func(UW_LOW_CALLER) + UW_CALL_OFF);
+	KUNIT_EXPECT_EQ(test, pcs[2], uw_func(UW_LOW_CALLER + 1) + UW_CALL_OFF);
 	uw_done(test);
 }
 #endif
