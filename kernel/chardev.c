@@ -103,7 +103,7 @@ static struct sfu_region *sfu_jit_region(const struct sframe_unwind_region *a,
 	/* A JIT may rewrite its section: no table, rows read where they are. */
 	ret = sfu_region_init_section(r, bytes, a->sframe_len, a->sframe_start,
 				      SFU_SEC_USER);
-	if (!ret && r->sec.nr_fdes && !sfu_jit_text_within(&r->sec, a))
+	if (!ret && r->sec->nr_fdes && !sfu_jit_text_within(r->sec, a))
 		ret = -EINVAL;
 	if (ret) {
 		sfu_region_put(r);
@@ -355,13 +355,13 @@ static void sfu_fill_entry(struct sframe_unwind_entry *e,
 	memset(e, 0, sizeof(*e));
 	e->text_start = r->start;
 	e->text_end = r->end;
-	e->sframe_start = r->sec.vaddr;
-	e->sframe_len = r->sec.size;
+	e->sframe_start = sfu_region_sframe(r);
+	e->sframe_len = r->sec->size;
 	e->dev = r->file ? new_encode_dev(r->dev) : 0;
 	e->ino = r->file ? r->ino : 0;
-	e->nr_fdes = r->sec.nr_fdes;
+	e->nr_fdes = r->sec->nr_fdes;
 	e->version = r->version;
-	e->abi = r->sec.abi;
+	e->abi = r->sec->abi;
 	e->source = r->source;
 }
 

@@ -123,12 +123,12 @@ int sfu_rule_line(char *buf, size_t size, u64 pc, int err,
 
 static void sfu_show_region(struct seq_file *m, const struct sfu_region *r)
 {
-	const struct sfu_abi_info *abi = sfu_abi_info(r->sec.abi);
+	const struct sfu_abi_info *abi = sfu_abi_info(r->sec->abi);
 
 	seq_printf(m, "  0x%lx-0x%lx %s v%u %s fdes=%u sframe=0x%llx+0x%llx ",
 		   r->start, r->end, sfu_source_names[r->source], r->version,
-		   abi ? abi->name : "?", r->sec.nr_fdes, r->sec.vaddr,
-		   r->sec.size);
+		   abi ? abi->name : "?", r->sec->nr_fdes,
+		   (u64)sfu_region_sframe(r), r->sec->size);
 	if (r->file)
 		seq_file_path(m, r->file, "\n");
 	else
@@ -207,9 +207,9 @@ static int sfu_region_rule(struct sfu_region *r, u64 pc,
 {
 	const struct sfu_rule *found;
 
-	if (!r->sec.table)
-		return sfu_find_rule(&r->sec, pc, rule);
-	found = sfu_table_find(&r->sec, pc);
+	if (!r->sec->table)
+		return sfu_find_rule(r->sec, pc, rule);
+	found = sfu_region_table_find(r, pc);
 	if (!found)
 		return -ENOENT;
 	*rule = *found;
@@ -233,7 +233,7 @@ static int sfu_lookup_pc(char *buf, size_t size, u64 pc)
 	if (!r)
 		return sfu_rule_line(buf, size, pc, -ENOENT, NULL, 0);
 	err = sfu_region_rule(r, pc, &rule);
-	err = sfu_rule_line(buf, size, pc, err, &rule, r->sec.abi);
+	err = sfu_rule_line(buf, size, pc, err, &rule, r->sec->abi);
 	sfu_region_put(r);
 	return err;
 }

@@ -363,11 +363,12 @@ free_fc:
  * @file: the mapped file
  * @ph: its program headers
  * @phnum: their number
- * @sec: its section, checked and indexed at its link-time address; on
- *	success its arrays are the entry's, and @sec is left empty
+ * @sec: its section, checked and indexed at its link-time address into a
+ *	rule table; on success its arrays are the entry's, and @sec is
+ *	left empty
  *
- * Nothing is kept if the cache is off, the index cannot be moved, the
- * memory limit is reached or another version of the file came first.
+ * Nothing is kept if the cache is off, the section has no rule table,
+ * the memory limit is reached or another version of the file came first.
  *
  * Return: a reference to the new entry, or NULL (@sec untouched).
  */
@@ -377,7 +378,7 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
 	struct inode *inode = file_inode(file);
 	struct sfu_fcache *fc, *old;
 
-	if (!sfu_fcache_enabled() || !sfu_section_movable(sec))
+	if (!sfu_fcache_enabled() || !sec->table)
 		return NULL;
 	fc = sfu_fcache_new(file, ph, phnum, sec);
 	if (!fc)
@@ -410,13 +411,12 @@ struct sfu_fcache *sfu_fcache_add(struct file *file, const Elf64_Phdr *ph,
  * @fc: the entry; the region takes a reference of its own
  * @bias: the mapping's load bias
  *
- * Unwinding reads the section where the process has it mapped.
+ * The region looks PCs up in the entry's rule table, moved by @bias.
  */
 void sfu_fcache_lend(struct sfu_region *r, struct sfu_fcache *fc,
 		     unsigned long bias)
 {
 	sfu_region_borrow_section(r, &fc->e.owner, &fc->e.sec, bias);
-	sfu_section_read_mapped(&r->sec);
 }
 
 /**

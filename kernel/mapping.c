@@ -158,9 +158,9 @@ static int sfu_region_from_file(struct sfu_region *r, struct file *file,
 	if (ret == -EDQUOT)
 		sfu_refuse_file(file, "max_total_bytes or its owner's share",
 				s->p_filesz, ret);
-	else if (ret)
-		sfu_refuse_file(file, r->sec.diag.what ?: "section header",
-				r->sec.diag.off, ret);
+	else if (ret && r->sec)
+		sfu_refuse_file(file, r->sec->diag.what ?: "section header",
+				r->sec->diag.off, ret);
 free_bytes:
 	sfu_mem_free(bytes, s->p_filesz);
 	return ret;
@@ -331,9 +331,7 @@ bool sfu_mapping_register_now(struct vm_area_struct *vma)
 	if (IS_ERR(r))
 		goto put_elf;
 	sfu_fcache_lend(r, h.cached, bias);
-	/* A section read where it is mapped wants its pages faulted in. */
-	if (r->sec.table &&
-	    !sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
+	if (!sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE, SFU_GFP_HOOK)) {
 		sfu_stat_inc(SFU_STAT_FCACHE_HITS);
 		sfu_stat_inc(SFU_STAT_REGISTERED_NOW);
 		r = NULL;	/* the registry's now */
@@ -450,8 +448,8 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 		if (ret) {
 			sfu_refuse_file(v.file, "registry", 0, ret);
 		} else {
-			sframe = r->sec.table ? 0 : r->sec.vaddr;
-			sframe_len = r->sec.size;
+			sframe = r->sec->table ? 0 : sfu_region_sframe(r);
+			sframe_len = r->sec->size;
 			r = NULL;	/* the registry's now */
 		}
 	}

@@ -4,9 +4,9 @@
  * describes.  Regions are immutable and reference counted: fork shares
  * them with the child, and a reader that must sleep (the faulting
  * unwinder) takes a reference.  A region's section is its own (checked
- * and indexed on a kernel copy of the bytes) or borrowed, moved by the
- * load bias, from a file cache entry or a sidecar (filetab.c), which the
- * region then holds.
+ * and indexed on a kernel copy of the bytes) or a rule table borrowed
+ * from a file cache entry or a sidecar (filetab.c), which the region then
+ * holds and looks up at the file's own addresses.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -119,8 +119,10 @@ static void sfu_region_free_rcu(struct rcu_head *rcu)
 		sfu_user_uncharge_file(r->file_user, r->file_bytes);
 		sfu_user_put(r->file_user);
 	}
-	if (!r->sec_borrowed)
-		sfu_section_destroy(&r->sec);
+	if (r->sec_own) {
+		sfu_section_destroy(r->sec);
+		kfree(r->sec);
+	}
 	if (r->owner)
 		sfu_owner_put(r->owner);
 	kfree(r);
@@ -150,24 +152,23 @@ void sfu_region_put(struct sfu_region *r)
 }
 
 /**
- * sfu_region_borrow_section() - give a region an index made once
+ * sfu_region_borrow_section() - give a region a rule table made once
  * @r: the region, with no section yet
  * @owner: what holds @sec (a sidecar, a file cache entry); the region
  *	takes a reference
- * @sec: the section, indexed at its link-time address
+ * @sec: the section, with a rule table, at the file's link-time addresses
  * @delta: the mapping's load bias
  *
- * The region's section is a copy of @sec's description moved by @delta;
- * its arrays stay @owner's (only movable sections qualify,
- * sfu_section_movable()).
+ * The region points at @sec, which stays @owner's: lookups move a PC by
+ * @delta first (sfu_region_table_find()).
  */
 void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
-			       const struct sfu_section *sec,
+			       struct sfu_section *sec,
 			       unsigned long delta)
 {
 	r->owner = sfu_owner_get(owner);
-	sfu_section_move(&r->sec, sec, delta);
-	r->sec_borrowed = true;
+	r->sec = sec;
+	r->sec_delta = delta;
 	r->version = sec->elems[0].version;
 }
 
@@ -219,22 +220,29 @@ int sfu_section_check(struct sfu_section *sec, const void *bytes, size_t len,
  * parameter is set) on the kernel copy, so the checks never fault and
  * never see the bytes change under them.
  *
- * Return: 0 or a negative error code of the decoder; @r->sec.diag says
- * what failed.
+ * Return: 0, -ENOMEM or a negative error code of the decoder; @r->sec's
+ * diag says what the decoder refused.
  */
 int sfu_region_init_section(struct sfu_region *r, const void *bytes,
 			    size_t len, unsigned long vaddr, unsigned int flags)
 {
+	struct sfu_section *sec;
 	size_t extra;
 	int ret;
 
-	ret = sfu_section_check(&r->sec, bytes, len, vaddr, flags);
+	sec = kzalloc(sizeof(*sec), GFP_KERNEL_ACCOUNT);
+	if (!sec)
+		return -ENOMEM;
+	/* The region's own even if refused: its diag says why. */
+	r->sec = sec;
+	r->sec_own = true;
+	ret = sfu_section_check(sec, bytes, len, vaddr, flags);
 	if (ret)
 		return ret;
-	r->version = r->sec.elems[0].version;
+	r->version = sec->elems[0].version;
 	if (flags & SFU_SEC_USER)
-		sfu_section_read_mapped(&r->sec);
-	extra = sfu_section_bytes(&r->sec);
+		sfu_section_read_mapped(sec);
+	extra = sizeof(*sec) + sfu_section_bytes(sec);
 	ret = sfu_region_charge(r, extra);
 	if (ret)
 		return ret;

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include <sframe/decode.h>
+#include <sframe/table.h>
 #include <uapi/linux/sframe_unwind.h>
 
 struct file;
@@ -52,16 +53,27 @@ static inline void sfu_owner_put(struct sfu_owner *o)
 /*
  * One registered section and the text range it describes.  Immutable, but
  * for the build-id frame_id.c reads once, when a trace first needs it.
+ * Most regions borrow a rule table made once for their file (a file cache
+ * entry's, a sidecar's) and point at it: the region itself is small.
  */
 struct sfu_region {
 	struct kref ref;
+	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frame_id.c */
 	struct rcu_head rcu;
 	unsigned long start;		/* text range */
 	unsigned long end;
-	struct sfu_section sec;
 	/*
-	 * A reference to what @sec's arrays (@sec_borrowed) or bytes are
-	 * borrowed from, or NULL: they are the region's own.
+	 * The section: the region's own (@sec_own) or @owner's rule table,
+	 * made at the file's link-time addresses: a PC is looked up in it
+	 * at pc - @sec_delta (sfu_region_table_find()).  An own section is
+	 * at the region's addresses (@sec_delta 0).  NULL until set.
+	 */
+	struct sfu_section *sec;
+	unsigned long sec_delta;
+	unsigned long bias;		/* load bias: pc - bias, the file's own */
+	/*
+	 * A reference to what @sec or the section's bytes are borrowed
+	 * from, or NULL: they are the region's own.
 	 */
 	struct sfu_owner *owner;
 	struct sfu_user *user;		/* a JIT region's payer, or NULL */
@@ -71,20 +83,37 @@ struct sfu_region {
 	 */
 	struct sfu_user *file_user;
 	size_t file_bytes;
+	size_t bytes;			/* memory this region holds */
 	/* The mapped file, or NULL (JIT); only for holders of @ref. */
 	struct file *file;
-	dev_t dev;
 	unsigned long ino;
-	unsigned long bias;		/* load bias: pc - bias, the file's own */
-	/* The file's build-id, once frame_id.c read it (@build_id_state). */
-	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
-	u8 build_id_len;
-	atomic_t build_id_state;	/* SFU_BUILD_ID_*, frame_id.c */
+	dev_t dev;
 	u8 source;			/* SFRAME_UNWIND_SRC_* */
 	u8 version;
-	bool sec_borrowed;		/* @sec's arrays are @owner's */
-	size_t bytes;			/* memory this region holds */
+	bool sec_own;			/* @sec is the region's, to free */
+	/* The file's build-id, once frame_id.c read it (@build_id_state). */
+	u8 build_id_len;
+	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 };
+
+/**
+ * sfu_region_table_find() - the rule at a PC, from a region's rule table
+ * @r: the region; its section has a table (@r->sec->table)
+ * @pc: the address, in the region's process
+ *
+ * Return: as sfu_table_find().
+ */
+static __always_inline const struct sfu_rule *
+sfu_region_table_find(const struct sfu_region *r, unsigned long pc)
+{
+	return sfu_table_find(r->sec, pc - r->sec_delta);
+}
+
+/* Where @r's section is, in its process (if it is read there). */
+static inline unsigned long sfu_region_sframe(const struct sfu_region *r)
+{
+	return r->sec->vaddr + r->sec_delta;
+}
 
 /*
  * Allocations in the mmap hook: the mmap lock is held for writing and
@@ -96,7 +125,7 @@ struct sfu_region *sfu_region_alloc(gfp_t gfp);
 struct sfu_region *sfu_region_alloc_jit(struct sfu_user *u);
 void sfu_region_put(struct sfu_region *r);
 void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
-			       const struct sfu_section *sec,
+			       struct sfu_section *sec,
 			       unsigned long delta);
 /* How a section is set up (sfu_section_check(), sfu_region_init_section()) */
 #define SFU_SEC_USER	0x1	/* read where the process has it mapped */

@@ -523,9 +523,9 @@ static void sfu_region_corrupt(struct sfu_region *r, enum sfu_mem mode)
 	if (mode != SFU_MEM_USER)
 		return;
 	snprintf(why, sizeof(why), "%s during a walk",
-		 r->sec.diag.what ?: "corrupt section");
+		 r->sec->diag.what ?: "corrupt section");
 	sfu_refuse(r->source == SFRAME_UNWIND_SRC_JIT ? "jit section" :
-		   "mapped section", why, r->sec.diag.off, -EBADMSG);
+		   "mapped section", why, r->sec->diag.off, -EBADMSG);
 	if (current->mm) {
 		struct sfu_mm *smm;
 
@@ -597,11 +597,11 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 
 	if (!r)
 		return -ENOENT;
-	if (r->sec.table) {
-		*rule = sfu_table_find(&r->sec, pc);
+	if (r->sec->table) {
+		*rule = sfu_region_table_find(r, pc);
 		return *rule ? 0 : -ENOENT;
 	}
-	ret = sfu_find_rule_budget(&r->sec, pc, &w->scratch,
+	ret = sfu_find_rule_budget(r->sec, pc, &w->scratch,
 				   &st->budget);
 	if (ret == -EBADMSG) {
 		sfu_region_corrupt(r, st->mode);
@@ -661,9 +661,9 @@ sfu_window_rule(const struct sfu_walk *w)
 	unsigned long pc = sfu_frame_pc(&w->st);
 	const struct sfu_region *r = w->region;
 
-	if (!sfu_region_has(r, pc) || !r->sec.table)
+	if (!sfu_region_has(r, pc) || !r->sec->table)
 		return NULL;
-	return sfu_table_find(&r->sec, pc);
+	return sfu_region_table_find(r, pc);
 }
 
 /*

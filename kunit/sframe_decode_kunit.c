@@ -57,9 +57,6 @@ struct sfu_expect {
 	const char *s390x;
 };
 
-/* How far sections are moved for the tests of moved sections (4 MiB). */
-#define SFU_TEST_MOVE		0x400000
-
 #define RA8	"ra=*(cfa-8)"
 #define SP_WORD_RULE	"cfa=*(sp+32) ra=*(cfa+0) fp=*(cfa-16) sp=cfa+8 flex"
 static const struct sfu_expect sfu_expects[] = {
@@ -198,21 +195,6 @@ static void sfu_test_rules(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
-/*
- * A section moved elsewhere, as the file cache and sidecars lend their
- * index to a mapping, also one with keys (several elements): every rule
- * is found SFU_TEST_MOVE further.
- */
-static void sfu_check_moved(struct kunit *test, struct sfu_section *sec,
-			    const struct sfu_case *c, u64 delta)
-{
-	struct sfu_section moved;
-
-	KUNIT_ASSERT_TRUE(test, sfu_section_movable(sec));
-	sfu_section_move(&moved, sec, SFU_TEST_MOVE);
-	sfu_check_expects_at(test, &moved, c, delta + SFU_TEST_MOVE);
-}
-
 /* Without the sorted flag the decoder builds its own order. */
 static void sfu_test_unsorted(struct kunit *test)
 {
@@ -223,7 +205,6 @@ static void sfu_test_unsorted(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
 	sfu_check_expects(test, &sec, c);
-	sfu_check_moved(test, &sec, c, 0);
 	sfu_section_destroy(&sec);
 }
 
@@ -250,7 +231,6 @@ static void sfu_test_concat(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sec.nr_elems, 2);
 	sfu_check_expects(test, &sec, c);
 	sfu_check_expects_at(test, &sec, c, 0x100000);
-	sfu_check_moved(test, &sec, c, 0x100000);
 	sfu_section_destroy(&sec);
 }
 

@@ -499,19 +499,19 @@ static void reg_test_section(struct kunit *test)
 						      SFU_SEC_TABLE), 0);
 	KUNIT_EXPECT_GT(test, r->bytes, sizeof(*r));
 	/* A sidecar's section does not change: its rows are a table. */
-	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, r->sec.table);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, r->sec->table);
 	KUNIT_EXPECT_EQ(test, r->version, SFRAME_VERSION_3);
 	reg_insert(test, r, SFU_OVERLAP_REFUSE, 0);
 	rcu_read_lock();
 	found = sfu_region_find(ctx->mm, SFU_TEST_F_ROWS);
 	KUNIT_ASSERT_PTR_EQ(test, found, r);
-	found_rule = sfu_table_find(&found->sec, SFU_TEST_F_ROWS);
+	found_rule = sfu_table_find(found->sec, SFU_TEST_F_ROWS);
 	KUNIT_ASSERT_NOT_NULL(test, found_rule);
 	KUNIT_EXPECT_EQ(test, found_rule->cfa.kind, SFU_LOC_REG);
 	/* The table is all it keeps: the decoder has no bytes to read. */
-	KUNIT_EXPECT_EQ(test, sfu_find_rule(&found->sec, SFU_TEST_F_ROWS,
+	KUNIT_EXPECT_EQ(test, sfu_find_rule(found->sec, SFU_TEST_F_ROWS,
 					    &rule), -EFAULT);
-	KUNIT_EXPECT_TRUE(test, !found->sec.ents && !found->sec.runs);
+	KUNIT_EXPECT_TRUE(test, !found->sec->ents && !found->sec->runs);
 	rcu_read_unlock();
 
 	/* A corrupt copy is refused and leaves nothing behind. */
@@ -521,6 +521,63 @@ static void reg_test_section(struct kunit *test)
 						      SFU_TEST_VADDR,
 						      SFU_SEC_TABLE), -ENOEXEC);
 	sfu_region_put(r);
+}
+
+/* How far the borrowing test's mapping is from its link-time address. */
+#define REG_BIAS	0x10000000UL
+
+struct reg_owner {
+	struct sfu_owner owner;
+	bool released;
+};
+
+static void reg_owner_release(struct kref *ref)
+{
+	container_of(ref, struct reg_owner, owner.ref)->released = true;
+}
+
+/*
+ * A region borrowing a rule table made at the file's link-time addresses
+ * (a file cache entry's, a sidecar's) finds the rule of each of its PCs
+ * less its load bias, the owner's own rule, and holds nothing else.
+ */
+static void reg_test_borrowed(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, SFU_TEST_BUF_SIZE, GFP_KERNEL);
+	struct reg_owner *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	struct sfu_section sec;
+	struct sfu_region *r;
+	s64 len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	len = sfu_test_std_section(SFRAME_VERSION_3, sfu_native_abi(), true,
+				   buf, SFU_TEST_BUF_SIZE, SFU_TEST_VADDR);
+	KUNIT_ASSERT_GT(test, len, 0);
+	KUNIT_ASSERT_EQ(test, sfu_section_check(&sec, buf, len, SFU_TEST_VADDR,
+						SFU_SEC_TABLE), 0);
+	sfu_owner_init(&o->owner, reg_owner_release);
+	r = reg_new(test, REG_BIAS + sec.text_lo, sec.text_hi - sec.text_lo,
+		    SFRAME_UNWIND_SRC_ELF);
+	sfu_region_borrow_section(r, &o->owner, &sec, REG_BIAS);
+	KUNIT_EXPECT_PTR_EQ(test, r->sec, &sec);
+	KUNIT_EXPECT_EQ(test, r->bytes, sizeof(*r));
+	KUNIT_EXPECT_EQ(test, r->version, SFRAME_VERSION_3);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    sfu_region_table_find(r, REG_BIAS + SFU_TEST_F_ROWS),
+			    sfu_table_find(&sec, SFU_TEST_F_ROWS));
+	KUNIT_EXPECT_NOT_NULL(test, sfu_region_table_find(r, r->start));
+	KUNIT_EXPECT_NULL(test, sfu_region_table_find(r, r->start - 1));
+	KUNIT_EXPECT_NULL(test, sfu_region_table_find(r, SFU_TEST_F_ROWS));
+	KUNIT_EXPECT_EQ(test, sfu_region_sframe(r), REG_BIAS + SFU_TEST_VADDR);
+	/* The last reference to the owner is the region's, not the table. */
+	sfu_owner_put(&o->owner);
+	KUNIT_EXPECT_FALSE(test, o->released);
+	sfu_region_put(r);
+	rcu_barrier();
+	KUNIT_EXPECT_TRUE(test, o->released);
+	KUNIT_EXPECT_NOT_NULL(test, sfu_table_find(&sec, SFU_TEST_F_ROWS));
+	sfu_section_destroy(&sec);
 }
 
 struct reg_race {
@@ -705,6 +762,7 @@ static struct kunit_case sframe_registry_cases[] = {
 	KUNIT_CASE(reg_test_made_twice),
 	KUNIT_CASE(reg_test_in_place),
 	KUNIT_CASE(reg_test_section),
+	KUNIT_CASE(reg_test_borrowed),
 	KUNIT_CASE(reg_test_race),
 	KUNIT_CASE(reg_test_vs_maple),
 	{}

@@ -134,7 +134,7 @@ static int uw_setup(struct kunit *test, unsigned int sec_flags)
 	KUNIT_ASSERT_EQ(test, sfu_region_init_section(ctx->r, ctx->bytes,
 						      ctx->len, ctx->section,
 						      sec_flags), 0);
-	KUNIT_ASSERT_EQ(test, !!ctx->r->sec.table,
+	KUNIT_ASSERT_EQ(test, !!ctx->r->sec->table,
 			!!(sec_flags & SFU_SEC_TABLE));
 	smm = sfu_mm_get(ctx->mm, current);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(smm));
@@ -176,7 +176,7 @@ static unsigned int uw_table_frames(struct kunit *test,
 {
 	struct uw_ctx *ctx = test->priv;
 
-	return ctx->r->sec.table ? res->sframe : 0;
+	return ctx->r->sec->table ? res->sframe : 0;
 }
 
 /*
@@ -524,10 +524,10 @@ static void uw_test_corrupt(struct kunit *test)
 	unsigned long pcs[UW_MAX_FRAMES];
 	struct sfu_unwind_result res;
 	struct sfu_region *r;
-	u64 fres = ctx->r->sec.elems[0].fre_off;
+	u64 fres = ctx->r->sec->elems[0].fre_off;
 	u8 junk[SFU_TEST_FRAME];
 
-	if (ctx->r->sec.table) {
+	if (ctx->r->sec->table) {
 		uw_done(test);
 		kunit_skip(test, "walks read a rule table, not the section");
 	}

@@ -202,9 +202,6 @@ void sfu_section_read_mapped(struct sfu_section *sec);
 void sfu_section_destroy(struct sfu_section *sec);
 size_t sfu_section_bytes(const struct sfu_section *sec);
 void sfu_section_strip(struct sfu_section *sec);
-bool sfu_section_movable(const struct sfu_section *sec);
-void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
-		      u64 delta);
 int sfu_section_validate(struct sfu_section *sec);
 
 int sfu_read_fde(struct sfu_section *sec, const struct sfu_elem *elem,

@@ -7,8 +7,9 @@
  * and on request every row checked (validate.c) and the rows decoded
  * into a rule table (table.c), after which only the table is kept.  The
  * bytes are read where the caller says: a kernel copy, or the target's
- * own mapping in user memory (sfu_section_read_mapped()).  An index made
- * once may serve the same file mapped elsewhere (sfu_section_move()).
+ * own mapping in user memory (sfu_section_read_mapped()).  A rule table
+ * is relative to the text: made once at a file's link-time addresses, it
+ * serves every mapping of the file (kernel/region.h).
  */
 #include "internal.h"
 
@@ -133,37 +134,6 @@ void sfu_section_strip(struct sfu_section *sec)
 		return;
 	sfu_index_free(sec);
 	sec->base = 0;
-}
-
-/**
- * sfu_section_movable() - whether a section's index may serve other addresses
- * @sec: an indexed section
- *
- * The index is relative to the text (lookup entries, blocks, rule table)
- * or to the section (everything else), except the keys of an unsorted
- * section, which hold link-time function starts; those are read only
- * where there are no lookup entries (a text span over 4 GiB).
- *
- * Return: true if sfu_section_move() gives a working copy.
- */
-bool sfu_section_movable(const struct sfu_section *sec)
-{
-	return !sec->keys || sec->ents;
-}
-
-/**
- * sfu_section_move() - the same section, mapped @delta bytes further
- * @dst: the copy; it shares @src's arrays, which @src keeps owning
- * @src: a section for which sfu_section_movable() is true
- * @delta: how far the section and its text moved
- */
-void sfu_section_move(struct sfu_section *dst, const struct sfu_section *src,
-		      u64 delta)
-{
-	*dst = *src;
-	dst->vaddr += delta;
-	dst->text_lo += delta;
-	dst->text_hi += delta;
 }
 
 /**
