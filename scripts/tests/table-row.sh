@@ -7,7 +7,7 @@
 #
 # LOG is what scripts/qemu/run.sh ARCH KVER printed (make check-all keeps
 # it as build/check/qemu-ARCH-KVER.log).  For each, one line in the
-# columns of the user guide's second "Kernels" table: the kernel, the
+# columns of testing.rst's table of figures (Kernel runs): the kernel, the
 # architecture, the samples whose stack reaches main under perf record -g
 # with the module and without it (perf_callchain.sh), under bpftrace's
 # ustack with and without it and for Debian's python3 after sframectl
