@@ -8,7 +8,9 @@
  * follows that event in a tracefs instance of its own ("sframectl", so it
  * disturbs no other tracer), which is privileged, bounded by the instance's
  * ring buffer, and tells of overflow in a line of its own: then it syncs,
- * at most once every CTL_SYNC_GAP_S seconds.  For
+ * at most once every CTL_SYNC_GAP_S seconds.  A sync's files (at start,
+ * at a module's return, after losses) go to the workers as events' do,
+ * never into the last free one, which the events keep.  For
  * each event it adds a sidecar for the mapped file, opened through
  * /proc/PID/map_files, in one of its workers (sframectl-pool.c); the
  * module applies it to the mapping that caused the event, every other
@@ -22,7 +24,7 @@
  * module of the files they cannot make a section for.
  *
  * The daemon keeps neither the device nor an event file open between
- * events, so the module can be unloaded under it.  When the event goes
+ * events, but during a sync, so the module can be unloaded under it.  When the event goes
  * away (rmmod), it waits; when it comes back (insmod, sidecars lost), it
  * enables it again and syncs.  Files that failed are not retried until
  * they change (size or modification time) or the daemon restarts.
@@ -100,6 +102,11 @@ struct ctl_lat {
 /* What the daemon keeps between events. */
 struct ctl_state {
 	struct ctl_ctx *ctl;	/* its device open only while it syncs */
+	struct ctl_sync sync;	/* the files of a sync, if @syncing */
+	bool syncing;
+	bool sync_listed;	/* every file of @sync was queued */
+	unsigned int sync_pending;	/* of those, the jobs not ended */
+	unsigned int sync_gen;	/* @sync's number (ctl_job.sync) */
 	struct ctl_seen seen;
 	struct ctl_pool pool;
 	struct ctl_lat lat;
@@ -124,15 +131,67 @@ double ctl_now(void)
 	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
 }
 
-/* Sync every running process's files, then close the device. */
-static void ctl_full_sync(struct ctl_state *st)
+/* The sync ends, at its end or before: the device is closed. */
+static void ctl_sync_done(struct ctl_state *st)
 {
-	ctl_sync(st->ctl, &st->seen);
+	ctl_sync_end(st->ctl, &st->sync);
+	st->syncing = false;
 	st->last_sync = ctl_now();
-	st->sync_due = false;
 	fflush(stdout);
 	close(st->ctl->dev);
 	st->ctl->dev = -1;
+}
+
+/*
+ * Start a sync of every running process's files, with the device open.
+ * Its files are jobs of the workers, as events' files are, queued while
+ * more than one worker is free (ctl_sync_more()): one is always left to
+ * the events, so that a program started during a sync does not wait for
+ * it, and the main loop renews the lease while the sync runs.
+ */
+static void ctl_full_sync(struct ctl_state *st)
+{
+	st->sync_due = false;
+	if (ctl_sync_begin(&st->sync)) {
+		st->last_sync = ctl_now();
+		close(st->ctl->dev);
+		st->ctl->dev = -1;
+		return;
+	}
+	st->syncing = true;
+	st->sync_listed = false;
+	st->sync_pending = 0;
+	if (!++st->sync_gen)
+		st->sync_gen = 1;	/* 0 is no sync's */
+}
+
+/* Queue the sync's next files while a worker stays free for the events. */
+static void ctl_sync_more(struct ctl_state *st)
+{
+	struct ctl_job j = { .sync = st->sync_gen, .fd = -1 };
+	struct ctl_map m;
+
+	while (st->syncing && !st->sync_listed &&
+	       ctl_pool_free(&st->pool) > 1) {
+		if (!ctl_sync_next(&st->sync, &st->seen, &m, j.mapped,
+				   &j.owner)) {
+			st->sync_listed = true;
+			break;
+		}
+		j.key = m.key;
+		j.owner = ctl_person(j.owner);	/* sframectl-subid.c */
+		j.name = m.path;
+		if (!ctl_pool_add(&st->pool, &j)) {
+			/* Out of memory: for the next sync or event. */
+			ctl_seen_result(&st->seen, &j.key, CTL_BUSY);
+			ctl_count(&st->sync.t, CTL_BUSY);
+			break;
+		}
+		st->sync_pending++;
+		ctl_pool_run(&st->pool);
+	}
+	if (st->syncing && st->sync_listed && !st->sync_pending)
+		ctl_sync_done(st);
 }
 
 /* Write @val to the instance's file @path; false if it cannot. */
@@ -207,11 +266,15 @@ static void ctl_lease_renew(struct ctl_state *st)
 		ctl_lease(CTL_LEASE_MS);
 }
 
+
 /* The module is (back): turn the event on, then cover what runs. */
 static void ctl_resume(struct ctl_state *st)
 {
 	if (!ctl_event_set("1"))
 		return;
+	/* A sync for the module before: its files are to be made again. */
+	if (st->syncing)
+		ctl_sync_done(st);
 	ctl_seen_free(&st->seen);
 	st->ctl->dev = ctl_open_dev();
 	if (st->ctl->dev < 0) {
@@ -259,7 +322,8 @@ static void ctl_sync_if_due(struct ctl_state *st)
 		       wait, CTL_SYNC_GAP_S);
 	st->sync_due |= st->lost;
 	st->lost = false;
-	if (!st->sync_due || wait > 0)
+	/* Losses during a sync: another, once it has ended. */
+	if (!st->sync_due || wait > 0 || st->syncing)
 		return;
 	printf("daemon: events lost; syncing\n");
 	st->ctl->dev = ctl_open_dev();
@@ -337,10 +401,15 @@ static void ctl_finished(void *ctx, const struct ctl_job *j)
 
 	if (j->res == CTL_ADDED && j->stamp)
 		ctl_lat_add(&st->lat, (ctl_now() - j->stamp) * CTL_MS_PER_S);
-	else if (j->res == CTL_BUSY)
-		ctl_seen_del(&st->seen, &j->key);	/* at its next mapping */
-	else if (j->res == CTL_FAILED)
-		ctl_seen_fail(&st->seen, &j->key);
+	ctl_seen_result(&st->seen, &j->key, j->res);
+	/* The cache's counts, which the sync's report gives. */
+	st->ctl->cache.hits += j->hit;
+	st->ctl->cache.stores += j->stored;
+	/* A file of the sync running (not of one a module reload ended). */
+	if (st->syncing && j->sync == st->sync_gen) {
+		ctl_count(&st->sync.t, j->res);
+		st->sync_pending--;
+	}
 }
 
 /*
@@ -540,6 +609,7 @@ int ctl_daemon(struct ctl_ctx *ctx)
 		ctl_sync_if_due(&st);
 		ctl_lease_renew(&st);
 		ctl_pool_reap(&st.pool);
+		ctl_sync_more(&st);
 		if (poll(pfd, CTL_PFDS, CTL_POLL_MS) <= 0)
 			continue;
 		if (pfd[CTL_PFD_SIGNAL].revents)
@@ -547,6 +617,8 @@ int ctl_daemon(struct ctl_ctx *ctx)
 		if (pfd[CTL_PFD_TRACE].revents)
 			ctl_drain(pfd[CTL_PFD_TRACE].fd, buf, &len, &st);
 	}
+	if (st.syncing)
+		ctl_sync_done(&st);
 	ctl_lease(0);
 	ctl_pool_stop(&st.pool);
 	ctl_event_set("0");

@@ -38,6 +38,8 @@ struct ctl_done {
 	pid_t pid;
 	int res;		/* enum ctl_result */
 	bool lingers;		/* it waits for a child FUSE holds */
+	bool hit;		/* its section came from the cache */
+	bool stored;		/* it stored its section in the cache */
 };
 
 static int ctl_owner_running(const struct ctl_pool *p, unsigned int owner)
@@ -187,6 +189,8 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	if (ctl.dev >= 0)
 		d.res = ctl_add_one(&ctl, path, j->name, 0, true);
 	d.lingers = ctl.left_pid > 0;
+	d.hit = ctl.cache.hits != p->ctl->cache.hits;
+	d.stored = ctl.cache.stores != p->ctl->cache.stores;
 	fflush(NULL);
 	if (write(p->done[1], &d, sizeof(d)) != sizeof(d))
 		_exit(1);
@@ -221,7 +225,25 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 	p->run[w] = j;
 	p->run[w].pid = pid;
 	p->run[w].fd = -1;
+	p->run[w].hit = false;
+	p->run[w].stored = false;
 	p->run[w].started = ctl_now();
+}
+
+/**
+ * ctl_pool_free() - workers free for a new job
+ * @p: the pool
+ *
+ * Return: the workers without a job less the jobs queued (negative if
+ * more wait than there are free workers).
+ */
+int ctl_pool_free(const struct ctl_pool *p)
+{
+	int w, n = 0;
+
+	for (w = 0; w < CTL_WORKERS; w++)
+		n += p->run[w].pid <= 0;
+	return n - (int)p->nr;
 }
 
 /**
@@ -291,6 +313,8 @@ static bool ctl_pool_bury_later(struct ctl_pool *p, int w)
 static void ctl_pool_report(struct ctl_pool *p, int w,
 			    const struct ctl_done *d)
 {
+	p->run[w].hit = d->hit;
+	p->run[w].stored = d->stored;
 	if (!d->lingers || ctl_pool_bury_later(p, w)) {
 		ctl_pool_end(p, w, d->res);
 		return;

@@ -288,39 +288,137 @@ static void ctl_sync_skip(struct ctl_map *m, struct ctl_seen *seen)
 			ctl_prog, m->path);
 }
 
-static void ctl_sync_pid(struct ctl_ctx *ctx, const char *pid,
-			 struct ctl_seen *seen, struct ctl_tally *t)
+/* Open the maps of the next process.  Return: false after the last. */
+static bool ctl_sync_next_pid(struct ctl_sync *s)
 {
-	char path[64], line[CTL_LINE_MAX], mapped[96];
-	enum ctl_result res;
-	struct ctl_map m;
-	FILE *f;
+	char path[CTL_PID_MAX + sizeof("/proc//maps")];
+	struct dirent *d;
 
-	snprintf(path, sizeof(path), "/proc/%s/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;		/* gone, or a kernel thread */
-	while (fgets(line, sizeof(line), f)) {
-		if (!ctl_parse_map(line, &m))
+	while ((d = readdir(s->proc))) {
+		if (!isdigit((unsigned char)d->d_name[0]) ||
+		    snprintf(s->pid, sizeof(s->pid), "%s", d->d_name) >=
+		    (int)sizeof(s->pid))
 			continue;
-		if (!ctl_fs_dev_trusted(m.key.major, m.key.minor, pid)) {
-			ctl_sync_skip(&m, seen);
+		snprintf(path, sizeof(path), "/proc/%s/maps", s->pid);
+		s->maps = fopen(path, "re");
+		if (s->maps)
+			return true;
+		/* gone, or a kernel thread */
+	}
+	return false;
+}
+
+/**
+ * ctl_sync_begin() - start a sync (ctl_sync_next(), then ctl_sync_end())
+ * @s: the sync to start
+ *
+ * Return: 0, or 1 if /proc cannot be read.
+ */
+int ctl_sync_begin(struct ctl_sync *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (geteuid())
+		fprintf(stderr, "%s: sync reads every process's mappings: run it as root\n",
+			ctl_prog);
+	s->proc = opendir("/proc");
+	if (!s->proc) {
+		perror("sframectl: /proc");
+		return 1;
+	}
+	ctl_fs_forget();
+	return 0;
+}
+
+/*
+ * The next file of the process whose maps @s reads that no sync or event
+ * handled yet, into @m and @mapped, its owner into @owner if not NULL;
+ * false at the end of the maps.
+ */
+static bool ctl_sync_next_file(struct ctl_sync *s, struct ctl_seen *seen,
+			       struct ctl_map *m, char *mapped,
+			       unsigned int *owner)
+{
+	char line[CTL_LINE_MAX];
+
+	while (fgets(line, sizeof(line), s->maps)) {
+		if (!ctl_parse_map(line, m))
+			continue;
+		if (!ctl_fs_dev_trusted(m->key.major, m->key.minor, s->pid)) {
+			ctl_sync_skip(m, seen);
 			continue;
 		}
 		/* The mapped file itself, even if its path was replaced. */
-		snprintf(mapped, sizeof(mapped), "/proc/%s/map_files/%lx-%lx",
-			 pid, m.start, m.end);
-		if (!ctl_key_stamp(&m.key, mapped, NULL) ||
-		    !ctl_seen_add(seen, &m.key))
-			continue;
-		res = ctl_add_one(ctx, mapped, m.path, 0, true);
-		if (res == CTL_BUSY)
-			ctl_seen_del(seen, &m.key);
-		else if (res == CTL_FAILED)
-			ctl_seen_fail(seen, &m.key);
-		ctl_count(t, res);
+		snprintf(mapped, CTL_MAPPED_MAX, "/proc/%s/map_files/%lx-%lx",
+			 s->pid, m->start, m->end);
+		if (ctl_key_stamp(&m->key, mapped, owner) &&
+		    ctl_seen_add(seen, &m->key))
+			return true;
 	}
-	fclose(f);
+	return false;
+}
+
+/**
+ * ctl_sync_next() - the next file of a sync
+ * @s: the sync
+ * @seen: files handled already (by an earlier sync or the daemon); the
+ *	file is added to it (ctl_seen_result() says how it went)
+ * @m: its mapping
+ * @mapped: its path under /proc/PID/map_files, CTL_MAPPED_MAX bytes
+ * @owner: its owner's uid, or NULL
+ *
+ * Return: false once every process was read.
+ */
+bool ctl_sync_next(struct ctl_sync *s, struct ctl_seen *seen,
+		   struct ctl_map *m, char *mapped, unsigned int *owner)
+{
+	for (;;) {
+		if (!s->maps && !ctl_sync_next_pid(s))
+			return false;
+		if (ctl_sync_next_file(s, seen, m, mapped, owner))
+			return true;
+		fclose(s->maps);
+		s->maps = NULL;
+	}
+}
+
+/**
+ * ctl_seen_result() - remember how a file of a sync or an event went
+ * @seen: the files handled
+ * @k: the file's key, added to @seen when it was taken
+ * @res: what came of it
+ *
+ * A file leased by its owner (CTL_BUSY) is forgotten, for its next
+ * mapping or the next sync; a failed one is not retried until it changes.
+ */
+void ctl_seen_result(struct ctl_seen *seen, const struct ctl_key *k,
+		     enum ctl_result res)
+{
+	if (res == CTL_BUSY)
+		ctl_seen_del(seen, k);
+	else if (res == CTL_FAILED)
+		ctl_seen_fail(seen, k);
+}
+
+/**
+ * ctl_sync_end() - end a sync, at its end or before, and say what it did
+ * @ctx: the cache
+ * @s: the sync, its tally counted (ctl_count())
+ *
+ * Return: 0, or 1 if a file failed.
+ */
+int ctl_sync_end(struct ctl_ctx *ctx, struct ctl_sync *s)
+{
+	if (s->maps)
+		fclose(s->maps);
+	closedir(s->proc);
+	/* A leased file is tried again later, but this sync missed it. */
+	s->t.failed += s->t.busy;
+	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
+	       s->t.added, s->t.already, s->t.own, s->t.failed);
+	if (ctx->cache.dirfd >= 0)
+		printf("cache %s: %u sections loaded, %u stored so far\n",
+		       ctx->cache.dir, ctx->cache.hits, ctx->cache.stores);
+	return s->t.failed ? 1 : 0;
 }
 
 /**
@@ -330,34 +428,21 @@ static void ctl_sync_pid(struct ctl_ctx *ctx, const char *pid,
  *	files of this sync are added to it, but for those leased by their
  *	owners (CTL_BUSY), which the next sync or event tries again
  *
- * Return: 0, or 1 if a file failed.
+ * Return: 0, or 1 if a file failed or /proc cannot be read.
  */
 int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen)
 {
-	struct ctl_tally t = { 0 };
-	struct dirent *d;
-	DIR *proc;
+	char mapped[CTL_MAPPED_MAX];
+	enum ctl_result res;
+	struct ctl_sync s;
+	struct ctl_map m;
 
-	if (geteuid())
-		fprintf(stderr, "%s: sync reads every process's mappings: run it as root\n",
-			ctl_prog);
-	proc = opendir("/proc");
-	if (!proc) {
-		perror("sframectl: /proc");
+	if (ctl_sync_begin(&s))
 		return 1;
+	while (ctl_sync_next(&s, seen, &m, mapped, NULL)) {
+		res = ctl_add_one(ctx, mapped, m.path, 0, true);
+		ctl_seen_result(seen, &m.key, res);
+		ctl_count(&s.t, res);
 	}
-	ctl_fs_forget();
-	while ((d = readdir(proc)))
-		if (isdigit((unsigned char)d->d_name[0]))
-			ctl_sync_pid(ctx, d->d_name, seen, &t);
-	closedir(proc);
-	/* A leased file is tried again later, but this sync missed it. */
-	t.failed += t.busy;
-	printf("sync: %u files registered, %u already, %u with SFrame of their own, %u failed\n",
-	       t.added, t.already, t.own, t.failed);
-	if (ctx->cache.dirfd >= 0)
-		printf("cache %s: %u sections loaded, %u stored so far\n",
-		       ctx->cache.dir, ctx->cache.hits, ctx->cache.stores);
-	return t.failed ? 1 : 0;
+	return ctl_sync_end(ctx, &s);
 }
-

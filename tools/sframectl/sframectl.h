@@ -5,8 +5,10 @@
 #ifndef _SCRIPTS_SFRAMECTL_H
 #define _SCRIPTS_SFRAMECTL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <sframe/env.h>
@@ -92,6 +94,8 @@ struct ctl_seen {
 #define CTL_DYING_PER_OWNER	2
 /* "/proc/PID/map_files/START-END" */
 #define CTL_MAPPED_MAX		96
+/* A process id as /proc names it: up to 4194304 (PID_MAX_LIMIT). */
+#define CTL_PID_MAX		16
 
 /* A file for a worker: queued, running, or done (@res). */
 struct ctl_job {
@@ -102,11 +106,14 @@ struct ctl_job {
 	char *name;
 	int fd;				/* the file, or -1 */
 	bool untrusted;			/* opened by the worker only */
+	unsigned int sync;		/* the daemon's sync it is of, or 0 */
 	pid_t pid;			/* of its worker, once running */
 	double started;			/* when the worker was, monotonic */
 	bool reaped;
 	bool reported;			/* res told, the worker not ended */
 	int res;			/* enum ctl_result, once done */
+	bool hit;			/* its section came from the cache */
+	bool stored;			/* it stored its section there */
 	u64 reserve;			/* the most its copy holds */
 };
 
@@ -209,6 +216,17 @@ struct ctl_tally {
 	unsigned int added, own, already, uncached, busy, failed;
 };
 
+/*
+ * A sync in progress, taken a file at a time (ctl_sync_next()), so that
+ * a daemon serves the events that come meanwhile first.
+ */
+struct ctl_sync {
+	DIR *proc;		/* /proc, read a process at a time */
+	FILE *maps;		/* @pid's maps, or NULL between processes */
+	char pid[CTL_PID_MAX];
+	struct ctl_tally t;
+};
+
 void ctl_ctx_init(struct ctl_ctx *ctx);
 int ctl_open_dev(void);
 int ctl_open_file(const char *path);
@@ -235,6 +253,12 @@ void ctl_seen_fail(struct ctl_seen *s, const struct ctl_key *k);
 bool ctl_seen_failed(struct ctl_seen *s, const struct ctl_key *k);
 void ctl_seen_free(struct ctl_seen *s);
 void ctl_count(struct ctl_tally *t, enum ctl_result res);
+int ctl_sync_begin(struct ctl_sync *s);
+bool ctl_sync_next(struct ctl_sync *s, struct ctl_seen *seen,
+		   struct ctl_map *m, char *mapped, unsigned int *owner);
+void ctl_seen_result(struct ctl_seen *seen, const struct ctl_key *k,
+		     enum ctl_result res);
+int ctl_sync_end(struct ctl_ctx *ctx, struct ctl_sync *s);
 int ctl_sync(struct ctl_ctx *ctx, struct ctl_seen *seen);
 int ctl_daemon(struct ctl_ctx *ctx);
 
@@ -251,6 +275,7 @@ double ctl_now(void);
 int ctl_pool_init(struct ctl_pool *p, const struct ctl_ctx *ctl);
 bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j);
 void ctl_pool_run(struct ctl_pool *p);
+int ctl_pool_free(const struct ctl_pool *p);
 void ctl_pool_reap(struct ctl_pool *p);
 bool ctl_pool_stalled(const struct ctl_pool *p, double secs);
 void ctl_pool_stop(struct ctl_pool *p);
