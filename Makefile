@@ -19,7 +19,7 @@
 #   make check-builds    the module with W=1 against every kernel of the
 #                        matrix (KERNELS="x86_64:7.3 arm64:7 ...": these)
 #   make selftests ARCH=x86_64|arm64|s390x KVER=6.12|6.1|6.12-rt|debug|
-#                        6.12-deb13|7|7.3|7-rt|...  (scripts/qemu/run.sh)
+#                        6.12-deb13|7|7.3|7-rt|...  (tools/testing/qemu/run.sh)
 #   make -C selftests [CROSS_COMPILE=aarch64-linux-gnu-|s390x-linux-gnu-]
 #                        the selftests' programs only (build/selftests/ARCH)
 #   make kunit ARCH=x86_64|arm64|s390   KUnit on a 6.12 debug kernel
@@ -191,7 +191,7 @@ $(O)/seen-test: $(TEST_DIR)/seen-test.c $(CTL_DIR)/sframectl-sync.c \
 		$(CTL_DIR)/sframectl-subid.c
 
 check-corpus: $(DUMP)
-	scripts/tests/corpus.sh $(O)/corpus
+	tools/testing/checks/corpus.sh $(O)/corpus
 
 $(O)/sframe-gen-asan: $(GEN_SRCS) $(GEN_HDRS) $(DECODER_SRCS) \
 		      $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
@@ -201,15 +201,15 @@ $(O)/sframe-gen-asan: $(GEN_SRCS) $(GEN_HDRS) $(DECODER_SRCS) \
 
 # The rule table against the lookup in real files of three architectures.
 check-table: $(GEN) $(DUMP)
-	scripts/tests/table-real.sh $(O)/table-real
+	tools/testing/checks/table-real.sh $(O)/table-real
 
 check-gen: $(GEN) $(DUMP) $(O)/sframe-gen-asan
 	GEN=$(CURDIR)/$(GEN) DUMP=$(CURDIR)/$(DUMP) \
 		GEN_ASAN=$(CURDIR)/$(O)/sframe-gen-asan \
-		scripts/tests/gen-oracle.sh $(O)/gen
+		tools/testing/checks/gen-oracle.sh $(O)/gen
 
 check:
-	scripts/check.sh
+	tools/testing/check.sh
 
 demo:
 	scripts/demo.sh $(or $(ARCH),x86_64) $(KVER)
@@ -224,28 +224,28 @@ pictures:
 		Documentation/images/
 
 kunit:
-	scripts/kunit.sh $(or $(ARCH),x86_64)
+	tools/testing/kunit/kunit.sh $(or $(ARCH),x86_64)
 
 check-all:
-	scripts/check.sh --all
+	tools/testing/check.sh --all
 
 check-builds:
-	scripts/tests/build-matrix.sh $(KERNELS)
+	tools/testing/checks/build-matrix.sh $(KERNELS)
 
 selftests:
-	scripts/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)
+	tools/testing/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)
 
 fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
-	scripts/tests/fuzz-smoke.sh $(FUZZ_SECONDS)
+	tools/testing/checks/fuzz-smoke.sh $(FUZZ_SECONDS)
 
 fuzz-long: $(O)/fuzz-decode $(O)/fuzz-ehframe
-	nice -n 19 scripts/tests/fuzz-long.sh
+	nice -n 19 tools/testing/checks/fuzz-long.sh
 
 sizes: $(GEN)
-	scripts/tests/sizes.sh $(O)/sizes
+	tools/testing/checks/sizes.sh $(O)/sizes
 
 memory: $(GEN) $(DUMP)
-	scripts/tests/memory.sh $(O)/memory
+	tools/testing/checks/memory.sh $(O)/memory
 
 # The benchmarks are in bench/ (run.sh takes them from there, make -C
 # selftests bench builds their programs); first the host's table of
@@ -255,12 +255,12 @@ memory: $(GEN) $(DUMP)
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
 bench: memory
-	scripts/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 --stalls-ok \
-		--tests "bench_exec.sh bench_daemon.sh sframectl_first_run.sh \
-			unwind_budget bench_walk.sh"
+	tools/testing/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 \
+		--stalls-ok --tests "bench_exec.sh bench_daemon.sh \
+			sframectl_first_run.sh unwind_budget bench_walk.sh"
 
 bench-host: $(O)/bench-lookup
-	scripts/tests/bench-host.sh $(O)/bench-lookup
+	tools/testing/checks/bench-host.sh $(O)/bench-lookup
 
 style:
 	scripts/checkpatch.sh

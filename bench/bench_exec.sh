@@ -17,7 +17,7 @@
 # pass that is not counted, and the rounds alternate which state goes
 # first.
 # BENCH_ROUNDS, BENCH_EXEC and BENCH_DLOPEN come from make bench's
-# environment through /selftests/bench.env (scripts/qemu/run.sh).
+# environment through /selftests/bench.env (tools/testing/qemu/run.sh).
 # shellcheck disable=SC1091  # written by run.sh
 [ -r /selftests/bench.env ] && . /selftests/bench.env
 rounds=${BENCH_ROUNDS:-5}

@@ -56,7 +56,7 @@
 
 # shellcheck source=selftests/perf/lib.sh
 . /selftests/perf/lib.sh
-# BENCH_* from make bench's environment (scripts/qemu/run.sh).
+# BENCH_* from make bench's environment (tools/testing/qemu/run.sh).
 # shellcheck disable=SC1091  # written by run.sh
 [ -r /selftests/bench.env ] && . /selftests/bench.env
 

@@ -5,12 +5,13 @@
  * python3, libcrypto and libstdc++ of each of x86-64, arm64 and s390x),
  * at every row of every function.
  *
- * scripts/kunit.sh makes the sidecars with sframe-gen as sframectl would
- * and links them in (sframe_real_sections.S, which it generates), so the
- * table's build and lookup run as this architecture's kernel code on what
- * the synthetic sections of sframe_decode_kunit.c lack: a real mix of
- * rules, spill lists, PLT repetitions, gaps between functions.  The host
- * compares the same files at every address (make check-table).
+ * tools/testing/kunit/kunit.sh makes the sidecars with sframe-gen as
+ * sframectl would and links them in (sframe_real_sections.S, which it
+ * generates), so the table's build and lookup run as this architecture's
+ * kernel code on what the synthetic sections of sframe_decode_kunit.c
+ * lack: a real mix of rules, spill lists, PLT repetitions, gaps between
+ * functions.  The host compares the same files at every address (make
+ * check-table).
  */
 #include <kunit/test.h>
 #include <linux/sched.h>

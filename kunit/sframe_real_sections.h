@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sidecars of real files that scripts/kunit.sh links into the KUnit
- * suite sframe_real (sframe_real_sections.S, generated).
+ * The sidecars of real files that tools/testing/kunit/kunit.sh links into
+ * the KUnit suite sframe_real (sframe_real_sections.S, generated).
  */
 #ifndef _SFRAME_REAL_SECTIONS_H
 #define _SFRAME_REAL_SECTIONS_H

@@ -29,8 +29,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 prog=deb
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 out=$root/build/deb
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind
@@ -320,7 +320,7 @@ guest() {
 	*.xz)	xz -dc "$ko" > "$out/sframe_unwind.ko" ;;
 	*)	cp "$ko" "$out/sframe_unwind.ko" ;;
 	esac
-	"$root/scripts/qemu/run.sh" x86_64 "$2" --out "$out/qemu-$suite" \
+	"$root/tools/testing/qemu/run.sh" x86_64 "$2" --out "$out/qemu-$suite" \
 		--module "$out/sframe_unwind.ko" --tests "$guest_tests" \
 		--stalls-ok > "$out/guest.log" 2>&1
 	local rc=$?

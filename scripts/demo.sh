@@ -3,7 +3,7 @@
 #
 # make demo [ARCH=x86_64|arm64|s390x] [KVER=...]: perf record -g on
 # Debian's stock kernel (Debian 13's 6.12 with Debian 13's user space;
-# s390x: Debian 12's 6.1; KVER as scripts/qemu/run.sh takes it, e.g. 7
+# s390x: Debian 12's 6.1; KVER as tools/testing/qemu/run.sh takes it, e.g. 7
 # for the newest 7.x), without and then with
 # sframe_unwind.ko; on kernels with deferred user stacks (6.19 and later)
 # also --call-graph fp,defer.
@@ -28,7 +28,7 @@
 # the module and with it (after sframectl sync), made by perf's own report
 # (perf script report flamegraph) with d3-flame-graph's template
 # (scripts/fetch-flamegraph.sh), opens them in headless Chromium to check
-# what they draw (scripts/tests/flamegraph-check.sh) and takes a picture
+# what they draw (tools/testing/checks/flamegraph-check.sh) and takes a picture
 # of each: build/demo/{workload,python3,python3-xperf}-{without,with}.{html,png}.
 set -euo pipefail
 
@@ -71,7 +71,7 @@ cp "$(scripts/fetch-flamegraph.sh)" "$work/extra/flamegraph-template.html"
 
 say "booting Debian's stock $arch $kver kernel in QEMU; perf records the"
 say "workload (-O2 -fomit-frame-pointer) without, then with sframe_unwind.ko"
-scripts/qemu/run.sh "$arch" "$kver" --product --tests demo.sh \
+tools/testing/qemu/run.sh "$arch" "$kver" --product --tests demo.sh \
 	--extra "$work/extra" \
 	--out "$root/build/qemu/demo" > "$work/guest.log" 2>&1 || {
 	tail -30 "$work/guest.log"
@@ -161,7 +161,7 @@ pictures() {
 	local name=$1
 
 	shift
-	scripts/tests/flamegraph-check.sh --png "$work/$name" "$@" \
+	tools/testing/checks/flamegraph-check.sh --png "$work/$name" "$@" \
 		"$work/$name-without.html" "$work/$name-with.html" \
 		> "$work/$name.check" 2>&1 ||
 		{ cat "$work/$name.check"; die "the $name flame graphs are not right"; }

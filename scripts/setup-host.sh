@@ -31,7 +31,7 @@ qemu_pkgs="qemu-system-x86 qemu-system-arm qemu-system-misc busybox-static
 deb_pkgs="python3-docutils debhelper dh-dkms fakeroot lintian debootstrap"
 
 # Headless Chromium renders perf's flame graphs
-# (scripts/tests/flamegraph-check.sh); curl fetches their template.
+# (tools/testing/checks/flamegraph-check.sh); curl fetches their template.
 browser_pkgs="chromium curl"
 
 case $level in

@@ -17,7 +17,7 @@ ko=/lib/test-modules/sframe_unwind.ko
 
 # ok, not_ok, skip, tap_check and tap_end from the project's TAP helpers
 # (installed next to this file).
-# shellcheck source=scripts/tests/tap.sh
+# shellcheck source=tools/testing/tap.sh
 . /selftests/tap.sh
 
 # check DESC COMMAND...: COMMAND is one test.

@@ -36,7 +36,7 @@
 # also drawn as flame graphs by perf's own report (perf script report
 # flamegraph, with the template the host packed) into
 # /export/flamegraph/perf_callchain-RUN.html, for the host to open in a
-# browser (scripts/tests/flamegraph-check.sh, make check).
+# browser (tools/testing/checks/flamegraph-check.sh, make check).
 # Leaves the module loaded.
 # shellcheck disable=SC2317,SC3043  # functions run through check(); ash has local
 

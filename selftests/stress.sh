@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Everything at once, for a bounded time (the first argument, or
-# STRESS_SECONDS, which scripts/qemu/run.sh passes on from the host in
+# STRESS_SECONDS, which tools/testing/qemu/run.sh passes on from the host in
 # /selftests/stress.env with STRESS_HZ and STRESS_RMMOD_SECONDS; default
 # 45, at least 20): worker processes
 # (selftests/stress/stress.c) fork and exec a program with SFrame and one

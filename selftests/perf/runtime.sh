@@ -82,7 +82,7 @@ rt_enough() {
 
 # rt_export RUN: the samples of RUN, and the daemon's log, to
 # /export/runtime/ for the host
-# (scripts/qemu/run.sh --out DIR: DIR/export/), where the guest has it.
+# (tools/testing/qemu/run.sh --out DIR: DIR/export/), where the guest has it.
 rt_export() {
 	[ -d /export ] || return 0
 	mkdir -p /export/runtime

@@ -25,7 +25,7 @@
  * time changes (as when it is rewritten in place), a new mapping is not.
  *
  * The sections and the address they were generated for (in a file of
- * its own, "0x..." ) come from scripts/qemu/run.sh.
+ * its own, "0x..." ) come from tools/testing/qemu/run.sh.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

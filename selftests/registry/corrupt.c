@@ -2,7 +2,7 @@
 /*
  * corrupt-sframe KIND IN OUT: copy the ELF file IN to OUT with its SFrame
  * section, the one the PT_GNU_SFRAME program header points at, broken in
- * one way.  A host tool: scripts/qemu/run.sh builds the corrupt programs
+ * one way.  A host tool: tools/testing/qemu/run.sh builds the corrupt programs
  * and libraries of the registry_corrupt selftest with it.  Handles 64-bit
  * ELF of either byte order and SFrame V1 to V3.
  *

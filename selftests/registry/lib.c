@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A test library.  scripts/qemu/run.sh builds it several times under
+ * A test library.  tools/testing/qemu/run.sh builds it several times under
  * different names (libsfu_a.so .. libsfu_d.so with SFrame, libsfu_plain.so
  * without) so the tests can map distinct files with the same interface.
  */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The guest's layout, set up by scripts/qemu/run.sh. */
+/* The guest's layout, set up by tools/testing/qemu/run.sh. */
 #define SFU_BIN_DIR		"/selftests/bin"
 #define SFU_LIB_DIR		"/selftests/lib"
 #define SFU_PROG		SFU_BIN_DIR "/sfu_prog"

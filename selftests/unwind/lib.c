@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libsfu_uw.so: the shared-library link of the unwinder selftests' call
- * chain.  scripts/qemu/run.sh builds it with SFrame (libsfu_uw.so), with
+ * chain.  tools/testing/qemu/run.sh builds it with SFrame (libsfu_uw.so), with
  * frame pointers and no SFrame (libsfu_uw_plain_fp.so), with neither
  * (libsfu_uw_plain_nofp.so), and without SFrame then given a V3 section by
  * tools/sframe-gen/sframe-gen --embed (libsfu_uw_gen.so), like the programs that

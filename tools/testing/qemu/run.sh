@@ -3,7 +3,7 @@
 #
 # run.sh - boot a stock Debian kernel in QEMU and run the selftests in it
 #
-# Usage: scripts/qemu/run.sh ARCH KVER [options]
+# Usage: tools/testing/qemu/run.sh ARCH KVER [options]
 #   ARCH     x86_64 | arm64 | s390x
 #   KVER     Debian 12: 6.12 | 6.1 | 6.12-rt (PREEMPT_RT, x86_64 only);
 #            Debian 13: 6.12-deb13 | 7 (the newest 7.x) | 7.3 | 7.2 | ...
@@ -22,7 +22,7 @@
 #                     the Debian 13 root of scripts/debian-root.sh, whose
 #                     perf knows deferred call chains; arm64, s390x: a
 #                     Debian root of that architecture and of the
-#                     kernel's release, scripts/qemu/fetch-rootfs.sh),
+#                     kernel's release, scripts/fetch-rootfs.sh),
 #                     nor OUT/export, writable, at /export
 #   --module KO       test this sframe_unwind.ko (e.g. the one DKMS built)
 #                     instead of building the tree's; its vermagic must
@@ -56,8 +56,8 @@
 # Prints the guest's TAP and a closing "N passed, N failed" line.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-here=$root/scripts/qemu
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here=$root/tools/testing/qemu
 prog=qemu-run
 
 die() {
@@ -115,8 +115,9 @@ if [ "$kver" = debug ]; then
 	[ "$arch" = x86_64 ] || die "the debug kernel is booted on x86_64 only"
 	kdir=$cache/kunit/build-x86_64-guest
 	kernel=$kdir/arch/x86/boot/bzImage
-	[ -f "$kernel" ] || "$root/scripts/kunit.sh" x86_64 --guest > /dev/null ||
-		[ -f "$kernel" ] || die "no debug kernel: scripts/kunit.sh x86_64 --guest failed"
+	kunit=$root/tools/testing/kunit/kunit.sh
+	[ -f "$kernel" ] || "$kunit" x86_64 --guest > /dev/null ||
+		[ -f "$kernel" ] || die "no debug kernel: $kunit x86_64 --guest failed"
 	img=""
 	rel=$(make -s -C "$kdir" kernelrelease 2> /dev/null)
 	# Built from Debian 13's linux-source-6.12: Debian 13's user space.
@@ -124,7 +125,7 @@ if [ "$kver" = debug ]; then
 	echo "# $prog: $arch debug kernel $rel (KUnit, KASAN, lockdep)"
 else
 	kdir=$("$root/scripts/fetch-headers.sh" "$arch" "$kver")
-	img=$("$here/fetch-image.sh" "$arch" "$kver" "$kdir")
+	img=$("$root/scripts/fetch-image.sh" "$arch" "$kver" "$kdir")
 	kernel=$(ls "$img"/boot/vmlinu[xz]-* | head -1)
 	rel=${kernel##*/vmlinu?-}
 	suite=$(cat "${kdir%/usr/src/*}/.suite" 2> /dev/null || echo bookworm)
@@ -139,14 +140,14 @@ if [ -n "$hostfs" ] && [ "$arch" != x86_64 ]; then
 	rootsuite=bookworm
 	if [ "${suite:-bookworm}" != bookworm ]; then
 		rootsuite=trixie
-		hostroot=$("$here/fetch-rootfs.sh" "$arch" trixie) || {
+		hostroot=$("$root/scripts/fetch-rootfs.sh" "$arch" trixie) || {
 			echo "# $prog: no Debian 13 $arch root (the mirror's"
 			echo "# $prog: pool and index disagree?): Debian 12's"
 			rootsuite=bookworm
 		}
 	fi
 	[ "$rootsuite" = trixie ] ||
-		hostroot=$("$here/fetch-rootfs.sh" "$arch" bookworm) || {
+		hostroot=$("$root/scripts/fetch-rootfs.sh" "$arch" bookworm) || {
 		echo "# $prog: no $arch root file system: the perf tests will skip"
 		hostfs=""
 	}
@@ -212,7 +213,7 @@ fi
 kmsg_from=$console
 if [ -n "$stalls_ok" ]; then
 	kmsg_from=$out/console.nostalls
-	awk -f "$root/scripts/qemu/stall-filter.awk" "$console" > "$kmsg_from"
+	awk -f "$here/stall-filter.awk" "$console" > "$kmsg_from"
 fi
 problem='WARNING:|BUG:|Oops|Kernel panic|general protection|UBSAN:|KASAN:|new suspected memory leaks|Call Trace:'
 kmsg=$(grep -anE "$problem" "$kmsg_from" | head -1 || true)

@@ -32,7 +32,7 @@ die() {
 [ $# -eq 2 ] || [ $# -eq 3 ] || die "usage: $prog ARCH KVER [KDIR]"
 arch=$1
 kver=$2
-kdir=${3:-$("$here/../fetch-headers.sh" "$arch" "$kver")}
+kdir=${3:-$("$here/fetch-headers.sh" "$arch" "$kver")}
 flavour_dir=$(basename "$kdir")			# linux-headers-<ver>-<flavour>
 case $arch in
 x86_64)	debarch=amd64; flavour=amd64; suffix=-unsigned ;;
@@ -56,7 +56,7 @@ if [ -f "$dest/.complete" ]; then
 fi
 
 fetch_debs() {
-	FETCH_DEBS_SUITE=$suite "$here/../fetch-debs.sh" "$@"
+	FETCH_DEBS_SUITE=$suite "$here/fetch-debs.sh" "$@"
 }
 
 # Debian 13: the .deb files of the image, by the layout the suite has.

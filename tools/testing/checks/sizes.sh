@@ -15,7 +15,7 @@
 # Then, per architecture, the median and largest ratio.
 set -u
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/build/sizes}
 gen=$root/tools/sframe-gen/sframe-gen
 mkdir -p "$out"

@@ -15,14 +15,14 @@
 set -u
 
 out=${1:-build/corpus}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 dump=${DUMP:-$root/tools/sframe-dump/sframe-dump}
 gen=${GEN:-$root/tools/sframe-gen/sframe-gen}
 src=$root/tools/testing/corpus/corpus-src.c
 mkdir -p "$out"
 
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 check_binary() {
 	local bin=$1 name
@@ -211,7 +211,7 @@ expect_lines() {
 if [ ! -x "$gen" ]; then
 	skip flex-gen "$gen not built"
 elif ! gcc -shared -nostdlib -o "$out/flex-gen.so" \
-	"$root/scripts/tests/cfi-asm.s" 2> "$out/flex-gen.log"; then
+	"$root/tools/testing/corpus/cfi-asm.s" 2> "$out/flex-gen.log"; then
 	not_ok "flex-gen: assemble"
 	sed 's/^/# /' "$out/flex-gen.log"
 elif ! "$gen" --version=3 -o "$out/flex-gen.sframe" "$out/flex-gen.so" \

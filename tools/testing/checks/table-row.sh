@@ -3,9 +3,9 @@
 #
 # table-row.sh - the user guide's kernel figures, read off a guest's log
 #
-# Usage: scripts/tests/table-row.sh LOG...
+# Usage: tools/testing/checks/table-row.sh LOG...
 #
-# LOG is what scripts/qemu/run.sh ARCH KVER printed (make check-all keeps
+# LOG is what tools/testing/qemu/run.sh ARCH KVER printed (make check-all keeps
 # it as build/check/qemu-ARCH-KVER.log).  For each, one line in the
 # columns of testing.rst's table of figures (Kernel runs): the kernel, the
 # architecture, the samples whose stack reaches main under perf record -g

@@ -23,7 +23,7 @@ fi
 dest=${XDG_CACHE_HOME:-$HOME/.cache}/sframe-unwind/busybox/$arch
 if [ ! -x "$dest/bin/busybox" ]; then
 	# From bookworm's index, with no dpkg architecture to add.
-	deb=$("$(dirname "$0")/../fetch-debs.sh" -d "$debarch" busybox-static) || {
+	deb=$("$(dirname "$0")/fetch-debs.sh" -d "$debarch" busybox-static) || {
 		echo "fetch-busybox: no busybox-static for $debarch" >&2
 		exit 1
 	}

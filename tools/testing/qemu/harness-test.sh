@@ -12,11 +12,12 @@
 # out a stall report without a frame of the module and keeps one with.
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-run=$root/scripts/qemu/run.sh
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+run=$here/run.sh
 out=$root/build/qemu/harness
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 # expect_failure NAME PATTERN ALSO RUN.SH-OPTIONS...: run.sh fails and
 # prints PATTERN, and ALSO unless it is empty.
@@ -51,7 +52,7 @@ stall_report() {
 stall_case() {
 	local got warn
 
-	got=$(stall_report "$2" | awk -f "$root/scripts/qemu/stall-filter.awk" \
+	got=$(stall_report "$2" | awk -f "$here/stall-filter.awk" \
 		2> "$out-stall.err")
 	warn=$(grep -c '^# warning: guest stall outside the module' \
 		"$out-stall.err")

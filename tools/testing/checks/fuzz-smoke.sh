@@ -9,20 +9,20 @@
 #                 without section headers) and, where cross compilers are
 #                 installed, arm64 and s390x objects.
 # Both also start from the corpus kept in the tree,
-# scripts/tests/fuzz-corpus/{decode,ehframe} (see fuzz-long.sh), which they
+# tools/testing/fuzz/corpus/{decode,ehframe} (see fuzz-long.sh), which they
 # only read: new inputs go to build/.
 # Fails on any crash, leak, sanitizer report or timeout; the input that did
 # it is kept in build/fuzz-artifacts/.
 set -eu
 
 seconds=${1:-60}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$root/build
 seeds=$build/fuzz-seeds
 work=$build/fuzz-corpus
 eh_seeds=$build/fuzz-ehframe-seeds
 eh_work=$build/fuzz-ehframe-corpus
-tree=$root/scripts/tests/fuzz-corpus
+tree=$root/tools/testing/fuzz/corpus
 artifacts=$build/fuzz-artifacts
 # Each target gets half of the time, at least a second.
 eh_seconds=$((seconds / 2))

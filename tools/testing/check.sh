@@ -3,22 +3,23 @@
 #
 # check.sh - the project's test tiers
 #
-#   scripts/check.sh          make check: host tests, the x86-64 guests of
-#                             Debian 12's 6.12 and of the newest 7.x
-#                             (Debian 13's trixie-backports), their
-#                             flame graphs in a browser, the Debian
-#                             packages (DKMS in Debian 12 and 13 chroots,
-#                             booted in the 6.12 and 7.x guests), KUnit
-#                             on x86-64
-#   scripts/check.sh --all    make check-all: also the harness's own
-#                             tests, the module's W=1 build
-#                             against every kernel of the matrix
-#                             (make check-builds), x86-64 6.1, x86-64 6.12
-#                             PREEMPT_RT, arm64 6.12, s390x 6.1, Debian
-#                             13's 6.12 on all three, the newest 7.x on
-#                             arm64 and s390x and its PREEMPT_RT flavour on
-#                             x86-64, the debug kernel and KUnit on arm64
-#                             and s390
+#   tools/testing/check.sh        make check: host tests, the x86-64
+#                                 guests of Debian 12's 6.12 and of the
+#                                 newest 7.x (Debian 13's
+#                                 trixie-backports), their flame graphs
+#                                 in a browser, the Debian packages (DKMS
+#                                 in Debian 12 and 13 chroots, booted in
+#                                 the 6.12 and 7.x guests), KUnit on
+#                                 x86-64
+#   tools/testing/check.sh --all  make check-all: also the harness's own
+#                                 tests, the module's W=1 build against
+#                                 every kernel of the matrix (make
+#                                 check-builds), x86-64 6.1, x86-64 6.12
+#                                 PREEMPT_RT, arm64 6.12, s390x 6.1,
+#                                 Debian 13's 6.12 on all three, the
+#                                 newest 7.x on arm64 and s390x and its
+#                                 PREEMPT_RT flavour on x86-64, the debug
+#                                 kernel and KUnit on arm64 and s390
 #
 # Every stage prints its own TAP and a "# NAME: N passed, N failed" line
 # (or several, which add up); a stage without one counts as one test,
@@ -28,7 +29,7 @@
 # join()), and make check-all's run two at a time.
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 all=""
 [ "${1:-}" = --all ] && all=1
@@ -102,7 +103,7 @@ join() {
 # other work too) is a warning; one with a frame of it fails the run, as
 # does every warning, hung task, oops or sanitizer report.
 guest() {
-	scripts/qemu/run.sh "$@" --stalls-ok
+	tools/testing/qemu/run.sh "$@" --stalls-ok
 }
 
 stage setup scripts/setup-host.sh all
@@ -113,14 +114,14 @@ stage build make -s all
 # JVM: make check leaves the BPF test to make check-all, which runs it
 # in every guest, and the runtimes' tests to the 7.x guest.
 if [ -n "$all" ]; then
-	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+	background qemu-x86_64-6.12 tools/testing/qemu/run.sh x86_64 6.12 \
 		--stalls-ok --timeout 4800
 else
-	background qemu-x86_64-6.12 scripts/qemu/run.sh x86_64 6.12 \
+	background qemu-x86_64-6.12 tools/testing/qemu/run.sh x86_64 6.12 \
 		--stalls-ok --timeout 4800 \
 		--skip "bpf_ustack.sh node_perf.sh java_perf.sh"
 fi
-stage tools-cli scripts/tests/tools-cli.sh
+stage tools-cli tools/testing/checks/tools-cli.sh
 stage host-kunit make -s check-host
 stage corpus make -s check-corpus
 stage table-real make -s check-table
@@ -128,7 +129,7 @@ stage gen-oracle make -s check-gen
 stage fuzz-smoke make -s fuzz-smoke FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 stage bench-host make -s bench-host
 stage style scripts/checkpatch.sh
-stage systemd-unit scripts/tests/verify-unit.sh
+stage systemd-unit tools/testing/checks/verify-unit.sh
 # The 7.x guest in make check leaves out what does not depend on the
 # kernel's version (the decoder, the ioctl fuzzer, fault injection, the
 # walk budget, the stress loops, the daemon's trust boundary) and the
@@ -151,21 +152,21 @@ fi
 # 3%), so main spans at least 90% of it with the module (the selftest
 # itself wants 95% of the samples in the program).
 fg=build/qemu/x86_64-7/export/flamegraph/perf_callchain
-stage flamegraph-7-defer scripts/tests/flamegraph-check.sh --with 90 \
+stage flamegraph-7-defer tools/testing/checks/flamegraph-check.sh --with 90 \
 	sfu_chain "$fg-defer_without.html" "$fg-defer_with.html"
 # The harness's own tests boot three guests that must fail; they test
 # the tools, not the module, and make check-all runs them (below).
-[ -z "$all" ] || stage harness scripts/qemu/harness-test.sh
+[ -z "$all" ] || stage harness tools/testing/qemu/harness-test.sh
 stage deb scripts/deb.sh check
-stage kunit-x86_64 scripts/kunit.sh x86_64
+stage kunit-x86_64 tools/testing/kunit/kunit.sh x86_64
 join qemu-x86_64-6.12
 fg=build/qemu/x86_64-6.12/export/flamegraph/perf_callchain
-stage flamegraph-6.12 scripts/tests/flamegraph-check.sh --with 90 \
+stage flamegraph-6.12 tools/testing/checks/flamegraph-check.sh --with 90 \
 	sfu_chain "$fg-without.html" "$fg-with.html"
 # pair ARCH KVER ARCH KVER: two guests at once, one per core, each with
 # room for the other beside it.
 pair() {
-	background "qemu-$1-$2" scripts/qemu/run.sh "$1" "$2" \
+	background "qemu-$1-$2" tools/testing/qemu/run.sh "$1" "$2" \
 		--stalls-ok --timeout 4800
 	stage "qemu-$3-$4" guest "$3" "$4" --timeout 4800
 	join "qemu-$1-$2"
@@ -180,9 +181,9 @@ if [ -n "$all" ]; then
 	pair arm64 6.12-deb13 arm64 7
 	pair s390x 6.12-deb13 s390x 7
 	stage qemu-x86_64-debug guest x86_64 debug
-	stage builds scripts/tests/build-matrix.sh
-	stage kunit-arm64 scripts/kunit.sh arm64
-	stage kunit-s390 scripts/kunit.sh s390
+	stage builds tools/testing/checks/build-matrix.sh
+	stage kunit-arm64 tools/testing/kunit/kunit.sh arm64
+	stage kunit-s390 tools/testing/kunit/kunit.sh s390
 fi
 
 # record: what ran, where, on which commit, and what it gave, kept as

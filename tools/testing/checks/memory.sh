@@ -20,7 +20,7 @@
 set -u
 
 prog=memory
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/build/memory}
 gen=$root/tools/sframe-gen/sframe-gen
 dump=$root/tools/sframe-dump/sframe-dump

@@ -7,7 +7,7 @@
 # (100000000), FUZZ_EH_PERCENT (10) percent of them on fuzz-ehframe: it
 # executes about six times slower than fuzz-decode, so a tenth of the
 # executions gives it about two fifths of the time.  Each target starts
-# from a fresh copy of its in-tree corpus, scripts/tests/fuzz-corpus/TARGET,
+# from a fresh copy of its in-tree corpus, tools/testing/fuzz/corpus/TARGET,
 # in build/fuzz-long/TARGET-corpus; the tree is only read.
 #
 # Prints per target the executions, exec/s, seconds and the corpus size
@@ -26,9 +26,9 @@ set -eu
 runs=${FUZZ_RUNS:-100000000}
 eh_percent=${FUZZ_EH_PERCENT:-10}
 merge=${FUZZ_MERGE:-0}
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 build=$root/build
-tree=$root/scripts/tests/fuzz-corpus
+tree=$root/tools/testing/fuzz/corpus
 out=$build/fuzz-long
 artifacts=$out/artifacts
 

@@ -4,10 +4,10 @@
 # build-matrix.sh - build the module with W=1 against every kernel of the
 # matrix (make check-builds; make check-all runs it)
 #
-# Usage: scripts/tests/build-matrix.sh [ARCH:KVER ...]
+# Usage: tools/testing/checks/build-matrix.sh [ARCH:KVER ...]
 #
 # Without arguments, every kernel the user guide's table names, by the
-# KVER names scripts/qemu/run.sh takes: Debian 12's 6.1, 6.12 and
+# KVER names tools/testing/qemu/run.sh takes: Debian 12's 6.1, 6.12 and
 # 6.12-rt, Debian 13's 6.12, unstable's 7.2 and the newest 7.x with its
 # PREEMPT_RT flavour on x86-64; Debian 12's and 13's 6.12 and the newest
 # 7.x on arm64; 6.1, Debian 13's 6.12 and the newest 7.x on s390x.
@@ -19,9 +19,9 @@
 # failing build's log.
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 matrix=(
 	x86_64:6.1 x86_64:6.12 x86_64:6.12-rt x86_64:6.12-deb13

@@ -32,7 +32,7 @@
 # Prints TAP and "# gen-oracle: N passed, N failed".
 set -u
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/build/gen}
 # The tools, built by make check-gen (GEN_ASAN with ASan and UBSan).
 gen=${GEN:-$root/tools/sframe-gen/sframe-gen}
@@ -46,8 +46,8 @@ cd "$root" || exit 2
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 prog="gen-oracle"
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
@@ -795,7 +795,8 @@ if gcc -O2 -mstackrealign -o "$out/drap" "$out/drap.c"; then
 else
 	not_ok "drap: compile"
 fi
-if gcc -shared -nostdlib -o "$out/cfi-asm.so" "$root/scripts/tests/cfi-asm.s"; then
+if gcc -shared -nostdlib -o "$out/cfi-asm.so" \
+	"$root/tools/testing/corpus/cfi-asm.s"; then
 	bins+=("cfi-asm:$out/cfi-asm.so")
 else
 	not_ok "cfi-asm: assemble"

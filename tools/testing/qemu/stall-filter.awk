@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stall-filter.awk - a guest's console log without the stall reports that
-# have no frame of the module (scripts/qemu/run.sh --stalls-ok).
+# have no frame of the module (tools/testing/qemu/run.sh --stalls-ok).
 #
 # A report starts at a soft lockup or an RCU stall line and ends with the
 # last backtrace it prints: at a "</TASK>" or "end trace" line not

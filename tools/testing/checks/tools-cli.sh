@@ -15,14 +15,14 @@
 # build-id and in one without a build-id found by device and inode, a
 # return address looked up at its call; other lines pass unchanged.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 make -s -C "$root" all || exit 1
 want=$(sed -n 's/^#define SFU_VERSION[[:space:]]*"\(.*\)"/\1/p' \
 	"$root/include/sframe/version.h")
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 helps() {
 	"$root/tools/$1/$1" --help 2> /dev/null | grep -q "^Usage: $1 "

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# boot.sh - boot a test guest once (scripts/qemu/run.sh)
+# boot.sh - boot a test guest once (tools/testing/qemu/run.sh)
 #
 # Usage: boot.sh ARCH KERNEL OUT TIMEOUT [--hang] [--hostroot DIR]
 #                [--export DIR]

@@ -29,7 +29,7 @@ set -euo pipefail
 
 prog=${0##*/}
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 [ $# -ge 1 ] && [ $# -le 2 ] ||
 	die "usage: $prog ARCH (arm64 | s390x) [SUITE (bookworm | trixie)]"

@@ -5,7 +5,7 @@
 # verify, with ExecStart pointed at the sframectl this tree built and
 # their Documentation= manual page found among the pages this tree built.
 set -eu
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 units="sframectl.service sframectl-warm.service"
 if ! command -v systemd-analyze > /dev/null; then
 	echo "1..0 # SKIP systemd-analyze is not installed"

@@ -28,9 +28,9 @@
 # Prints TAP and "flamegraph: N passed, N failed".
 set -uo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 reach='^main$'
 with_min=95

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# pack-initramfs.sh - the test guest's initramfs (scripts/qemu/run.sh)
+# pack-initramfs.sh - the test guest's initramfs (tools/testing/qemu/run.sh)
 #
 # Usage: pack-initramfs.sh ARCH OUT "TESTS" [options]
 #   ARCH      x86_64 | arm64 | s390x
@@ -24,11 +24,11 @@
 # /corpus, the dynamic loader and libc the programs need, and STRESS_*
 # and BENCH_* from the environment in /selftests/stress.env and
 # bench.env.  A test not in selftests/ is taken from bench/, scripts/demo/
-# or scripts/qemu/ (the harness's own tests).
+# or tools/testing/qemu/ (the harness's own tests).
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-here=$root/scripts/qemu
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here=$root/tools/testing/qemu
 
 die() {
 	echo "pack-initramfs: error: $*" >&2
@@ -65,7 +65,7 @@ r=$out/root
 rm -rf "$r"
 mkdir -p "$r"/{bin,sbin,etc,proc,sys,dev,tmp,corpus,selftests} \
 	 "$r"/lib/test-modules "$r"/lib/guest-modules
-install -m 755 "$("$here/fetch-busybox.sh" "$arch" 2> /dev/null)" \
+install -m 755 "$("$root/scripts/fetch-busybox.sh" "$arch" 2> /dev/null)" \
 	"$r/bin/busybox"
 for a in sh ash mount umount insmod rmmod lsmod modinfo cat echo grep sed \
 	 awk dmesg poweroff sleep tee ls mkdir sync uname wc head tail cut \

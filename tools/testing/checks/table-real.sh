@@ -20,14 +20,14 @@
 set -u
 
 prog=table-real
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${1:-$root/build/table-real}
 gen=$root/tools/sframe-gen/sframe-gen
 dump=$root/tools/sframe-dump/sframe-dump
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
-# shellcheck source=scripts/tests/tap.sh
-. "$root/scripts/tests/tap.sh"
+# shellcheck source=tools/testing/tap.sh
+. "$root/tools/testing/tap.sh"
 
 mkdir -p "$out" || exit 1
 make -s -C "$root" tools/sframe-gen/sframe-gen tools/sframe-dump/sframe-dump || exit 1
