@@ -84,11 +84,10 @@ TEST_DIR	:= tools/testing
 FUZZ_DIR	:= $(TEST_DIR)/fuzz
 
 TEST_SRCS	:= kunit/sframe_decode_kunit.c kunit/sframe_test_sections.c \
-		   $(TEST_DIR)/kunit-host.c $(TEST_DIR)/sha256-test.c \
-		   $(LIB_DIR)/sha256.c $(TEST_DIR)/ctl-cache-test.c \
+		   $(TEST_DIR)/kunit-host.c $(TEST_DIR)/ctl-cache-test.c \
 		   $(CTL_DIR)/sframectl-cache.c $(CTL_DIR)/sframectl-fs.c
 TEST_HDRS	:= $(wildcard kunit/*.h) $(TEST_DIR)/kunit-host.h \
-		   $(LIB_DIR)/sha256.h $(CTL_DIR)/sframectl.h
+		   $(CTL_DIR)/sframectl.h
 
 GEN_LIB_SRCS	:= $(addprefix $(GEN_DIR)/,gen.c gen-fre.c gen-encode.c \
 		     gen-report.c eh-frame.c eh-cfi.c elf-embed.c \
@@ -101,11 +100,13 @@ CTL_SRCS	:= $(addprefix $(CTL_DIR)/,sframectl.c sframectl-core.c \
 		     sframectl-sync.c sframectl-daemon.c sframectl-cache.c \
 		     sframectl-child.c sframectl-pool.c sframectl-fs.c \
 		     sframectl-warm.c sframectl-subid.c \
-		     sframectl-symbolize.c) \
-		   $(LIB_DIR)/sha256.c $(GEN_LIB_SRCS)
+		     sframectl-symbolize.c) $(GEN_LIB_SRCS)
 CTL_DEPS	:= $(CTL_SRCS) $(GEN_HDRS) $(CTL_DIR)/sframectl.h \
-		   $(LIB_DIR)/sha256.h include/uapi/linux/sframe_unwind.h \
+		   include/uapi/linux/sframe_unwind.h \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS)
+# The cache's SHA-256 is libmd's (<sha2.h>, libmd-dev; libmd0 is in every
+# Debian root: dpkg pre-depends on it).
+CTL_LIBS	:= -lmd
 HOST_TOOLS	:= $(DUMP) $(GEN) $(CTL)
 
 .PHONY: all module modules clean pictures check check-all check-builds \
@@ -133,19 +134,30 @@ $(GEN): $(GEN_SRCS) $(GEN_HDRS) $(DECODER_SRCS) $(ENCODER_SRCS) \
 
 $(CTL): $(CTL_DEPS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
+		$(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS) $(CTL_LIBS)
 
-# sframectl for the arm64 and s390x guests (make demo ARCH=...).
-$(O)/cross-%/sframectl: $(CTL_DEPS)
-	@mkdir -p $(dir $@)
-	$*-linux-gnu-gcc $(HOSTCFLAGS) -o $@ $(CTL_SRCS) $(ENCODER_SRCS) \
-		$(DECODER_SRCS)
+# sframectl for the arm64 and s390x guests (make demo ARCH=...), with
+# libmd.a from Debian 12's libmd-dev of the guest's architecture
+# (scripts/fetch-debs.sh, cached) unpacked in build/cross-TRIPLET/libmd:
+# no package of another architecture on the host, which Debian 12's
+# security updates no longer cover for s390x.
+$(O)/cross-%/libmd/.unpacked:
+	rm -rf $(dir $@) && mkdir -p $(dir $@)
+	deb=$$(scripts/fetch-debs.sh -d $(patsubst aarch64,arm64,$*) libmd-dev) && \
+		dpkg -x "$$deb" $(dir $@)
+	touch $@
+.PRECIOUS: $(O)/cross-%/libmd/.unpacked
+
+$(O)/cross-%/sframectl: $(CTL_DEPS) $(O)/cross-%/libmd/.unpacked
+	$*-linux-gnu-gcc $(HOSTCFLAGS) -I$(O)/cross-$*/libmd/usr/include \
+		-o $@ $(CTL_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS) \
+		$(O)/cross-$*/libmd/usr/lib/$*-linux-gnu/libmd.a
 
 $(O)/decode-test: $(TEST_SRCS) $(TEST_HDRS) $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(TESTINC) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $(TEST_SRCS) \
-		$(DECODER_SRCS) $(ENCODER_SRCS)
+		$(DECODER_SRCS) $(ENCODER_SRCS) $(CTL_LIBS)
 
 $(O)/fuzz-decode: $(FUZZ_DIR)/fuzz-decode.c $(DECODER_SRCS) \
 		  $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)

@@ -14,9 +14,11 @@ set -eu
 
 level=${1:-all}
 
+# libmd-dev: sframectl's SHA-256 (the arm64 and s390x builds take
+# Debian's libmd-dev of their architecture with scripts/fetch-debs.sh).
 basic_pkgs="build-essential clang libclang-rt-14-dev valgrind binutils
 	    bc bison flex libelf-dev libssl-dev kmod cpio xz-utils perl python3
-	    file dwarves gzip"
+	    file dwarves gzip libmd-dev"
 cross_pkgs="gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	    gcc-s390x-linux-gnu libc6-dev-s390x-cross"
 # linux-perf, trace-cmd and bpftrace run in the x86-64 guests from the

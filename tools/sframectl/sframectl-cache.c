@@ -94,7 +94,7 @@ struct ctl_cache_hdr {
 	u32 build_id_len;
 	u8 build_id[SFRAME_UNWIND_BUILD_ID_MAX];
 	u32 writer;				/* who could write the file */
-	u8 digest[SHA256_DIGEST_SIZE];	/* of the file */
+	u8 digest[SHA256_DIGEST_LENGTH];	/* of the file */
 	char version[CTL_CACHE_VERSION_MAX];	/* sframectl's, NUL-padded */
 	u64 vaddr;
 	u64 len;
@@ -241,10 +241,10 @@ static void ctl_cache_hdr_init(struct ctl_cache_hdr *h,
 	h->sum = e->sum;
 }
 
-/* The SHA-256 of the @size bytes of the file open at @fd; 0 or -1. */
+/* The SHA-256 (libmd) of the @size bytes of the file open at @fd; 0 or -1. */
 static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 {
-	struct sha256_ctx s;
+	SHA2_CTX s;
 	u64 off = 0;
 	ssize_t n;
 	u8 *buf;
@@ -252,17 +252,17 @@ static int ctl_cache_digest(int fd, u64 size, u8 *digest)
 	buf = malloc(CTL_DIGEST_CHUNK);
 	if (!buf)
 		return -1;
-	sha256_init(&s);
+	SHA256Init(&s);
 	while (off < size) {
 		n = pread(fd, buf, size - off < CTL_DIGEST_CHUNK ?
 			  size - off : CTL_DIGEST_CHUNK, off);
 		if (n <= 0)
 			break;
-		sha256_update(&s, buf, n);
+		SHA256Update(&s, buf, n);
 		off += n;
 	}
 	free(buf);
-	sha256_final(&s, digest);
+	SHA256Final(digest, &s);
 	return off == size ? 0 : -1;
 }
 

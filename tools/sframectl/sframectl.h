@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <sha2.h>
 
 #include <sframe/env.h>
 #include <uapi/linux/sframe_unwind.h>
-#include "sha256.h"
 
 struct elf_file;
 
@@ -202,7 +202,7 @@ struct ctl_cache_file {
 	bool digested;		/* digest is set (or cacheable cleared) */
 	bool hit;		/* its section came from the cache */
 	u32 writer;		/* that user: the file's owner */
-	u8 digest[SHA256_DIGEST_SIZE];	/* of data_fd's contents */
+	u8 digest[SHA256_DIGEST_LENGTH];	/* of data_fd's contents */
 };
 
 /*

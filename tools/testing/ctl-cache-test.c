@@ -6,7 +6,8 @@
  * another user's entry is not served for root's file (as root only); and
  * a cache directory that is not root's alone is refused; the bounds count
  * blocks on disk and entries; writers' stale temporary files go; an entry
- * binds the copy that was parsed, not what the file says later.  The
+ * binds the copy that was parsed, not what the file says later; the
+ * digest an entry is bound by is the file's SHA-256 (libmd's).  The
  * guest test selftests/sframectl_trust.sh runs the same attacks against
  * the daemon.
  */
@@ -40,6 +41,9 @@
 /* A temporary file's age when its writer is long dead, and when not. */
 #define CACHE_TEST_OLD_S	3600
 #define CACHE_TEST_NEW_S	10
+/* NIST's million-byte example for SHA-256: more than one read's worth. */
+#define CACHE_TEST_MILLION	1000000
+#define CACHE_TEST_HEX_LEN	(2 * SHA256_DIGEST_LENGTH + 1)
 
 const char *ctl_prog = "ctl-cache-test";
 
@@ -282,6 +286,50 @@ static void cache_test_lazy_digest(struct kunit *test)
 	cache_test_exit(&t);
 }
 
+/* The digest of the file open at @fd, as the cache takes it, in hex. */
+static void cache_test_digest_hex(struct kunit *test, struct cache_test *t,
+				  int fd, char *hex)
+{
+	struct ctl_cache_file f = cache_test_cf(fd);
+	unsigned int i;
+
+	ctl_cache_store(&t->c, &f, t->id, sizeof(t->id), t->sec, t->len,
+			SFU_TEST_VADDR);
+	KUNIT_ASSERT_TRUE(test, f.digested && f.cacheable);
+	for (i = 0; i < SHA256_DIGEST_LENGTH; i++)
+		snprintf(hex + 2 * i, 3, "%02x", f.digest[i]);
+}
+
+/*
+ * An entry is bound by the SHA-256 of the file's contents: that of
+ * NIST's examples for FIPS 180-4, one block and a million bytes (read in
+ * pieces of CTL_DIGEST_CHUNK, the last one short).
+ */
+static void cache_test_digest(struct kunit *test)
+{
+	char hex[CACHE_TEST_HEX_LEN];
+	struct cache_test t;
+	char *million;
+	int a, m;
+
+	million = kunit_kzalloc(test, CACHE_TEST_MILLION + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, million);
+	memset(million, 'a', CACHE_TEST_MILLION);
+	cache_test_init(test, &t);
+	a = cache_test_file(&t, "abc", "abc", CACHE_TEST_MODE);
+	m = cache_test_file(&t, "million", million, CACHE_TEST_MODE);
+	KUNIT_ASSERT_TRUE(test, a >= 0 && m >= 0);
+	cache_test_digest_hex(test, &t, a, hex);
+	KUNIT_EXPECT_STREQ(test, hex,
+			   "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	cache_test_digest_hex(test, &t, m, hex);
+	KUNIT_EXPECT_STREQ(test, hex,
+			   "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	close(a);
+	close(m);
+	cache_test_exit(&t);
+}
+
 /* A hit is not written again; a file others may write is not cached. */
 static void cache_test_no_store(struct kunit *test)
 {
@@ -419,6 +467,7 @@ static struct kunit_case cache_test_cases[] = {
 	KUNIT_CASE(cache_test_copy),
 	KUNIT_CASE(cache_test_contents),
 	KUNIT_CASE(cache_test_lazy_digest),
+	KUNIT_CASE(cache_test_digest),
 	KUNIT_CASE(cache_test_no_store),
 	KUNIT_CASE(cache_test_owner),
 	KUNIT_CASE(cache_test_dir),
