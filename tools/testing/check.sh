@@ -112,14 +112,16 @@ stage build make -s all
 # for a guest that shares the machine (run.sh's own bound is 2400 s).
 # bpftrace takes minutes to start under TCG, and so do Node.js and the
 # JVM: make check leaves the BPF test to make check-all, which runs it
-# in every guest, and the runtimes' tests to the 7.x guest.
+# in every guest, and the runtimes' tests to the 7.x guest.  The daemon's
+# sync of an empty cache (sframectl_sync_order.sh) takes minutes too:
+# make check-all runs it.
 if [ -n "$all" ]; then
 	background qemu-x86_64-6.12 tools/testing/qemu/run.sh x86_64 6.12 \
 		--stalls-ok --timeout 4800
 else
 	background qemu-x86_64-6.12 tools/testing/qemu/run.sh x86_64 6.12 \
 		--stalls-ok --timeout 4800 \
-		--skip "bpf_ustack.sh node_perf.sh java_perf.sh"
+		--skip "bpf_ustack.sh node_perf.sh java_perf.sh sframectl_sync_order.sh"
 fi
 stage tools-cli tools/testing/checks/tools-cli.sh
 stage host-kunit make -s check-host
@@ -143,7 +145,7 @@ if [ -n "$all" ]; then
 	stage qemu-x86_64-7 guest x86_64 7 --timeout 4800
 else
 	stage qemu-x86_64-7 guest x86_64 7 --timeout 3600 --skip \
-		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh bpf_ustack.sh"
+		"decode_agree ioctl_fuzz registry_failnth unwind_budget stress.sh sframectl.sh sframectl_trust.sh sframectl_first_run.sh sframectl_sync_order.sh bpf_ustack.sh"
 fi
 # The flame graph perf_callchain.sh drew in the 7.x guest with
 # --call-graph fp,defer (and, after the join below, the 6.12 guest's with
