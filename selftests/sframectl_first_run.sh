@@ -94,16 +94,6 @@ reload() {
 		wait_log 300 "^sync: " $((n + 1))
 }
 
-# exec_ms CMD...: wall milliseconds of CMD in the chroot (to 10 ms).
-exec_ms() {
-	local t0 t1
-
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	in_host "$@" > /dev/null 2>&1
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
-}
-
 # warm_into FILE: sframectl warm of the programs' files into the cache,
 # its output into FILE and the log.  Warming only prepares the first
 # runs and is not timed: its children get ten minutes a file, not the

@@ -33,16 +33,6 @@ bound_ms=10000
 modules="ssl sqlite3 decimal ctypes lzma bz2 zlib hashlib json csv \
 	_elementtree pyexpat readline curses"
 
-# ms_of CMD...: the wall milliseconds CMD took in the chroot (to 10 ms).
-ms_of() {
-	local t0 t1
-
-	t0=$(cut -d' ' -f1 /proc/uptime)
-	in_host "$@" > /dev/null 2>&1
-	t1=$(cut -d' ' -f1 /proc/uptime)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
-}
-
 # holders: python3 and perl holding their files mapped, once ready.
 holders() {
 	# chroot, not in_host: $! is then the program's own pid.
@@ -96,7 +86,7 @@ check "the daemon starts its sync" wait_log 600 "syncing"
 waits0=$(stat_of first_map_waits)
 answered0=$(stat_of first_map_answered)
 timeouts0=$(stat_of first_map_timeouts)
-ms=$(ms_of "$prog" -c /dev/null)
+ms=$(exec_ms "$prog" -c /dev/null)
 during=$(syncs)
 waits1=$(stat_of first_map_waits)
 answered1=$(stat_of first_map_answered)

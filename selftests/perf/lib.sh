@@ -229,6 +229,16 @@ function sym(a,   i) {
 	return "?"
 }'
 
+# exec_ms CMD...: wall milliseconds of CMD in the chroot (to 10 ms).
+exec_ms() {
+	local t0 t1
+
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	in_host "$@" > /dev/null 2>&1
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }'
+}
+
 # wait_ready FILE: FILE says "ready" within 30 s.
 wait_ready() {
 	local i=0
