@@ -7,13 +7,13 @@
  * cache keeps the checked, indexed section of the file at its link-time
  * address, with the file's program headers, keyed by device and inode and
  * tied to the file's version (size, change and modification times, inode
- * generation).  A mapping of a cached file reads nothing from it: it
- * borrows the index moved by its load bias, as mappings of a sidecar'd
- * file borrow the sidecar's (registry.c), and holds a reference to the
- * entry.  Entries outlive their mappings; beyond file_cache entries those
- * not used since the trim last passed them go (a second chance, as the
- * page cache's clock does).  Only sections whose index can be moved are
- * kept.
+ * generation).  A mapping of a cached file reads nothing from it: its
+ * region looks PCs up in the entry's rule table at their address less
+ * the load bias, as mappings of a sidecar'd file do in the sidecar's
+ * (region.h), and holds a reference to the entry.  Entries outlive their
+ * mappings; beyond file_cache entries those not used since the trim last
+ * passed them go (a second chance, as the page cache's clock does).
+ * Only sections with a rule table are kept.
  *
  * The entries are in a store of per-file rule tables (filetab.c), as the
  * sidecars are: look-ups take no lock (RCU), so that the mmap hook can map

@@ -166,6 +166,8 @@ void sfu_region_borrow_section(struct sfu_region *r, struct sfu_owner *owner,
 			       struct sfu_section *sec,
 			       unsigned long delta)
 {
+	/* Only a table is looked up at PC less @delta (unwind.c). */
+	WARN_ON_ONCE(!sec->table);
 	r->owner = sfu_owner_get(owner);
 	r->sec = sec;
 	r->sec_delta = delta;

@@ -24,7 +24,7 @@
  * module of the files they cannot make a section for.
  *
  * The daemon keeps neither the device nor an event file open between
- * events, but during a sync, so the module can be unloaded under it.  When the event goes
+ * events, so the module can be unloaded under it.  When the event goes
  * away (rmmod), it waits; when it comes back (insmod, sidecars lost), it
  * enables it again and syncs.  Files that failed are not retried until
  * they change (size or modification time) or the daemon restarts.
@@ -101,7 +101,7 @@ struct ctl_lat {
 
 /* What the daemon keeps between events. */
 struct ctl_state {
-	struct ctl_ctx *ctl;	/* its device open only while it syncs */
+	struct ctl_ctx *ctl;	/* the cache; no device kept open */
 	struct ctl_sync sync;	/* the files of a sync, if @syncing */
 	bool syncing;
 	bool sync_listed;	/* every file of @sync was queued */
@@ -131,31 +131,39 @@ double ctl_now(void)
 	return ts.tv_sec + ts.tv_nsec / CTL_NS_PER_S;
 }
 
-/* The sync ends, at its end or before: the device is closed. */
+/* The sync ends, at its end or before. */
 static void ctl_sync_done(struct ctl_state *st)
 {
 	ctl_sync_end(st->ctl, &st->sync);
 	st->syncing = false;
 	st->last_sync = ctl_now();
 	fflush(stdout);
-	close(st->ctl->dev);
-	st->ctl->dev = -1;
+}
+
+/* Is the module's device there?  Not kept open: rmmod works under us. */
+static bool ctl_dev_present(void)
+{
+	int dev = ctl_open_dev();
+
+	if (dev < 0)
+		return false;
+	close(dev);
+	return true;
 }
 
 /*
- * Start a sync of every running process's files, with the device open.
- * Its files are jobs of the workers, as events' files are, queued while
- * more than one worker is free (ctl_sync_more()): one is always left to
- * the events, so that a program started during a sync does not wait for
- * it, and the main loop renews the lease while the sync runs.
+ * Start a sync of every running process's files.  Its files are jobs of
+ * the workers (which open the device themselves), as events' files are,
+ * queued while more than one worker is free (ctl_sync_more()) and started
+ * after the events' (sframectl-pool.c): one worker is always left to the
+ * events, so that a program started during a sync does not wait for it,
+ * and the main loop renews the lease while the sync runs.
  */
 static void ctl_full_sync(struct ctl_state *st)
 {
 	st->sync_due = false;
 	if (ctl_sync_begin(&st->sync)) {
 		st->last_sync = ctl_now();
-		close(st->ctl->dev);
-		st->ctl->dev = -1;
 		return;
 	}
 	st->syncing = true;
@@ -276,8 +284,7 @@ static void ctl_resume(struct ctl_state *st)
 	if (st->syncing)
 		ctl_sync_done(st);
 	ctl_seen_free(&st->seen);
-	st->ctl->dev = ctl_open_dev();
-	if (st->ctl->dev < 0) {
+	if (!ctl_dev_present()) {
 		/*
 		 * A module's events appear before its init function runs
 		 * (and go after its exit): the device may not be there yet.
@@ -326,8 +333,7 @@ static void ctl_sync_if_due(struct ctl_state *st)
 	if (!st->sync_due || wait > 0 || st->syncing)
 		return;
 	printf("daemon: events lost; syncing\n");
-	st->ctl->dev = ctl_open_dev();
-	if (st->ctl->dev < 0) {
+	if (!ctl_dev_present()) {
 		st->last_sync = ctl_now();	/* try again later */
 		return;
 	}
@@ -413,9 +419,9 @@ static void ctl_finished(void *ctx, const struct ctl_job *j)
 }
 
 /*
- * An event for a file that failed before (in a worker, or in a sync,
- * which does not tell the module): the module has forgotten that, or
- * never knew, and holds the mapping task.  Tell it again, so that the task
+ * An event for a file that failed before (in a worker, an event's or a
+ * sync's): the module has forgotten that (what it remembers of failures
+ * is bounded) and holds the mapping task.  Tell it again, so that the task
  * goes on at once and not at the end of the bound.  Not for a file on a
  * file system sframectl does not trust, which only a worker opens.
  */

@@ -8,8 +8,9 @@
  * process that registers the file as sframectl add does (its own parsing
  * child, its own deadline) and writes what came of it to a pipe the
  * daemon polls.  A file that spins or stalls holds one worker until its
- * deadline, not the daemon.  The next job is the oldest of the owner with
- * the fewest workers, so one user's flood of files waits behind itself;
+ * deadline, not the daemon.  The next job is an event's before a sync's,
+ * then the oldest of the owner with the fewest workers, so one user's
+ * flood of files waits behind itself;
  * the queue takes at most CTL_QUEUE_PER_OWNER jobs of one owner and
  * CTL_QUEUE_MAX in all.  The workers' copies of their files hold at most
  * --copy-max bytes together: each job reserves its file's size (or, on a
@@ -18,7 +19,8 @@
  * end, because FUSE holds it or its parsing child in a read whose answer
  * never comes (the kernel waits for it even when killed), gives its slot
  * to the next job while there is room to remember it; an owner with
- * CTL_DYING_PER_OWNER such workers gets no other until one ends.
+ * CTL_DYING_PER_OWNER such workers gets no other until one ends, but for
+ * a sync's files, which are on file systems sframectl trusts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -149,20 +151,34 @@ bool ctl_pool_add(struct ctl_pool *p, const struct ctl_job *j)
 }
 
 /*
- * The next job: the oldest of the owner with the fewest workers, among
- * the owners with fewer than CTL_DYING_PER_OWNER workers that have not
- * ended (whose files a FUSE server holds); p->nr if none.
+ * Whether queued job @j may start now: not if its owner has
+ * CTL_DYING_PER_OWNER workers that have not ended (whose files a FUSE
+ * server holds), unless it is a sync's, whose files are on file systems
+ * sframectl trusts and cannot hold a worker so.
+ */
+static bool ctl_pool_may_start(const struct ctl_pool *p,
+			       const struct ctl_job *j)
+{
+	return j->sync ||
+	       ctl_owner_dying(p, j->owner) < CTL_DYING_PER_OWNER;
+}
+
+/*
+ * The next job: an event's before a sync's, then the oldest of the
+ * owner with the fewest workers, among the jobs that may start; p->nr if
+ * none.
  */
 static size_t ctl_pool_pick(const struct ctl_pool *p)
 {
 	size_t i, best = p->nr;
-	int n, fewest = CTL_WORKERS + 1;
+	int n, fewest = 2 * (CTL_WORKERS + 1);
 
 	for (i = 0; i < p->nr; i++) {
-		if (ctl_owner_dying(p, p->queue[i].owner) >=
-		    CTL_DYING_PER_OWNER)
+		if (!ctl_pool_may_start(p, &p->queue[i]))
 			continue;
 		n = ctl_owner_running(p, p->queue[i].owner);
+		if (p->queue[i].sync)
+			n += CTL_WORKERS + 1;	/* after every event's */
 		if (n < fewest) {
 			fewest = n;
 			best = i;
@@ -200,8 +216,12 @@ static void ctl_worker(struct ctl_pool *p, const struct ctl_job *j)
 	_exit(0);
 }
 
-/* Start the job at @i of the queue in worker slot @w. */
-static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
+/*
+ * Start the job at @i of the queue in worker slot @w.  Return: false if
+ * no worker could be made (its job is told CTL_BUSY: tried again at its
+ * next mapping or sync, not remembered as failed).
+ */
+static bool ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 {
 	struct ctl_job j = p->queue[i];
 	pid_t pid;
@@ -218,9 +238,9 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 	free(j.name);
 	j.name = NULL;
 	if (pid < 0) {
-		j.res = CTL_FAILED;
+		j.res = CTL_BUSY;
 		p->finished(p->ctx, &j);
-		return;
+		return false;
 	}
 	p->run[w] = j;
 	p->run[w].pid = pid;
@@ -228,22 +248,26 @@ static void ctl_pool_start(struct ctl_pool *p, size_t i, int w)
 	p->run[w].hit = false;
 	p->run[w].stored = false;
 	p->run[w].started = ctl_now();
+	return true;
 }
 
 /**
  * ctl_pool_free() - workers free for a new job
  * @p: the pool
  *
- * Return: the workers without a job less the jobs queued (negative if
- * more wait than there are free workers).
+ * Return: the workers without a job less the queued jobs that may start
+ * (negative if more wait than there are free workers).
  */
 int ctl_pool_free(const struct ctl_pool *p)
 {
+	size_t i;
 	int w, n = 0;
 
 	for (w = 0; w < CTL_WORKERS; w++)
 		n += p->run[w].pid <= 0;
-	return n - (int)p->nr;
+	for (i = 0; i < p->nr; i++)
+		n -= ctl_pool_may_start(p, &p->queue[i]);
+	return n;
 }
 
 /**
@@ -266,7 +290,8 @@ void ctl_pool_run(struct ctl_pool *p)
 		if (i == p->nr || ctl_pool_reserved(p) + p->queue[i].reserve >
 		    p->ctl->copy_max)
 			return;
-		ctl_pool_start(p, i, w);
+		if (!ctl_pool_start(p, i, w))
+			return;		/* no process now: later */
 	}
 }
 
@@ -388,6 +413,8 @@ void ctl_pool_reap(struct ctl_pool *p)
 	int w;
 
 	ctl_pool_bury(p);
+	/* Reports first: a worker that answered in time is not late. */
+	ctl_pool_read(p);
 	ctl_pool_expire(p);
 	ctl_pool_read(p);
 	for (w = 0; w < CTL_WORKERS; w++)
