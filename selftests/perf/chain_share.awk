@@ -28,14 +28,14 @@ function ours(i) {
 
 # perf names CPython's trampolines py::FUNCTION:FILE, V8's code
 # JS:<tier>FUNCTION PLACE (the tier a mark: ~ interpreted, ^ baseline,
-# + and * optimised), HotSpot's compiled methods TYPE CLASS.METHOD(ARGS)
+# + and * optimised; node 18's V8 says LazyCompile: or Function:), HotSpot's compiled methods TYPE CLASS.METHOD(ARGS)
 # (fn is CLASS.METHOD then) and every interpreted one "Interpreter": a
 # caller in the chain (k > 1) may be that, the deepest must be named.
 function is(i, fn, k) {
 	if (lang == "py")
 		return index(sym[i], "py::" fn ":") == 1
 	if (lang == "js")
-		return sym[i] ~ ("^JS:[~^+*]?" fn "( |$)")
+		return sym[i] ~ ("^(JS|LazyCompile|Function):[~^+*]?" fn "( |$)")
 	if (k > 1 && sym[i] == "Interpreter")
 		return 1
 	return index(sym[i], " " fn "(") > 0
