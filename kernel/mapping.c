@@ -388,7 +388,6 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	struct vm_area_struct *vma;
 	struct sfu_region *r;
 	struct sfu_vma_ref v;
-	unsigned long sframe = 0, sframe_len = 0;
 	struct sfu_mm *smm;
 	bool covered;
 	int ret;
@@ -445,22 +444,12 @@ int sfu_mapping_register(struct mm_struct *mm, struct task_struct *owner,
 	if (sfu_vma_same(mm, &v) && !covered) {
 		ret = sfu_mm_insert(smm, r, SFU_OVERLAP_REPLACE,
 				    GFP_KERNEL_ACCOUNT);
-		if (ret) {
+		if (ret)
 			sfu_refuse_file(v.file, "registry", 0, ret);
-		} else {
-			sframe = r->sec->table ? 0 : sfu_region_sframe(r);
-			sframe_len = r->sec->size;
+		else
 			r = NULL;	/* the registry's now */
-		}
 	}
 	mmap_read_unlock(mm);
-	/*
-	 * Map the pages of a section that walks read where it lives (one
-	 * without a rule table) now, in the mapping task, so that the first
-	 * non-faulting walks (perf samples) find them present.
-	 */
-	if (sframe && mm == current->mm)
-		fault_in_readable((const char __user *)sframe, sframe_len);
 put_region:
 	sfu_region_put(r);
 put_file:

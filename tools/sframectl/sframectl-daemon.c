@@ -274,7 +274,6 @@ static void ctl_lease_renew(struct ctl_state *st)
 		ctl_lease(CTL_LEASE_MS);
 }
 
-
 /* The module is (back): turn the event on, then cover what runs. */
 static void ctl_resume(struct ctl_state *st)
 {
