@@ -28,7 +28,9 @@
 #                        FUZZ_MERGE=1 merges new inputs into the tree corpus
 #   make bench           process, walk, perf.data and memory costs in the
 #                        stock 6.12 guest (KVER=7: the newest 7.x)
-#   make bench-host      lookup cost for 1k..1M FDEs
+#   make bench-host      lookup cost for 1k..1M FDEs, and bench-native
+#   make bench-native    the module's walk on the host's CPU against a
+#                        frame-pointer walk of the same stack
 #   make sizes           SFrame sizes against .eh_frame (RST table)
 #   make memory          kernel memory per file against .eh_frame (RST table)
 #   make check-table     the rule table against the lookup in real files
@@ -111,7 +113,7 @@ HOST_TOOLS	:= $(DUMP) $(GEN) $(CTL)
 
 .PHONY: all module modules clean pictures check check-all check-builds \
 	check-host check-corpus check-table check-gen fuzz-smoke fuzz-long \
-	bench bench-host style help selftests demo kunit sizes memory man \
+	bench bench-host bench-native style help selftests demo kunit sizes memory man \
 	install dkms-src dkms-install dkms-remove deb check-deb module-src
 
 all: $(HOST_TOOLS)
@@ -183,6 +185,21 @@ $(O)/bench-lookup: bench/lookup.c kunit/sframe_test_sections.c \
 		   $(DECODER_SRCS) $(ENCODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) $(TESTINC) -o $@ bench/lookup.c \
 		kunit/sframe_test_sections.c $(DECODER_SRCS) $(ENCODER_SRCS)
+
+# The module's walk on the host's CPU (bench/native.c): bench/walk.c with
+# SFrame (as 2.40 and later: --gsframe) and frame pointers, so that both
+# walks unwind the same stack, and without frame pointers, as the
+# programs SFrame serves are built; x86-64 hosts only.
+NATIVE_SRCS	:= bench/walk.c bench/native.c
+$(O)/walk-native: $(NATIVE_SRCS) bench/native.h $(DECODER_SRCS) \
+		  $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -DWALK_NATIVE -fno-omit-frame-pointer \
+		-Wa,--gsframe -o $@ $(NATIVE_SRCS) $(DECODER_SRCS) -ldl
+$(O)/walk-native-nofp: $(NATIVE_SRCS) bench/native.h $(DECODER_SRCS) \
+		       $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -DWALK_NATIVE -DNATIVE_NO_FP \
+		-fomit-frame-pointer -Wa,--gsframe -o $@ $(NATIVE_SRCS) \
+		$(DECODER_SRCS) -ldl
 
 module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -266,13 +283,18 @@ memory: $(GEN) $(DUMP)
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
-bench: memory
+bench: memory bench-native
 	tools/testing/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 \
 		--stalls-ok --tests "bench_exec.sh bench_daemon.sh \
 			sframectl_first_run.sh unwind_budget bench_walk.sh"
 
-bench-host: $(O)/bench-lookup
+bench-host: $(O)/bench-lookup bench-native
 	tools/testing/checks/bench-host.sh $(O)/bench-lookup
+
+bench-native: $(if $(filter x86_64,$(shell uname -m)),$(O)/walk-native \
+		$(O)/walk-native-nofp)
+	tools/testing/checks/bench-native.sh $(O)/walk-native \
+		$(O)/walk-native-nofp
 
 style:
 	scripts/checkpatch.sh

@@ -14,6 +14,10 @@
  *   walk crafted DEPTH  (walk_crafted, x86-64) the same as spin, DEPTH
  *                       frames of crafted_walk (bench/crafted-x86_64.S),
  *                       whose rows are the rule table's worst case
+ *   walk native [REPS [DEPTH...]]
+ *                       (walk-native, the host's build with -DWALK_NATIVE,
+ *                       which is for this mode alone) the leaf replays
+ *                       the module's walk of its stack (bench/native.c)
  *
  * Built -O2 -fno-omit-frame-pointer with SFrame, so that the kernel's
  * frame-pointer walk (module unloaded) and the module's SFrame walk
@@ -29,6 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#ifdef WALK_NATIVE
+#include "native.h"
+#endif
 
 #define NOIPA			__attribute__((noipa))
 #define WALK_NFUNCS		12
@@ -56,6 +64,21 @@ spin(unsigned long h)
 	}
 }
 
+/*
+ * What the leaf does: spin until killed, or (bench/native.c) take the
+ * stack's registers where they are and replay the walks over it.
+ */
+static inline __attribute__((always_inline)) unsigned long
+walk_leaf(unsigned long h)
+{
+#ifdef WALK_NATIVE
+	return native_leaf(h);
+#else
+	announce();
+	spin(h);
+#endif
+}
+
 #define WALK_DECL(k) \
 	NOIPA unsigned long walk_f##k(unsigned long depth, unsigned long x)
 WALK_DECL(0); WALK_DECL(1); WALK_DECL(2); WALK_DECL(3); WALK_DECL(4);
@@ -76,10 +99,8 @@ NOIPA unsigned long walk_f##k(unsigned long depth, unsigned long x)	\
 	buf[0] = x;							\
 	buf[sizeof(buf) - 1] = x >> 8;					\
 	__asm__ volatile("" : : "r" (buf) : "memory");			\
-	if (depth <= 1) {						\
-		announce();						\
-		spin(x + buf[0]);					\
-	}								\
+	if (depth <= 1)							\
+		return walk_leaf(x + buf[0]);				\
 	h = walk_f##next(depth - 1, x * 3 + buf[sizeof(buf) - 1]);	\
 	return h ^ (h >> (shift)) ^ buf[0];				\
 }
@@ -137,6 +158,10 @@ int main(int argc, char **argv)
 #endif
 		return 1;
 	}
+#ifdef WALK_NATIVE
+	if (argc >= 2 && !strcmp(argv[1], "native"))
+		return native_main(argc - 2, argv + 2);
+#endif
 	if (argc >= 2 && !strcmp(argv[1], "hold"))
 		return hold(argc - 2, argv + 2);
 	fprintf(stderr, "usage: walk spin|crafted DEPTH | hold [LIB...]\n");

@@ -14,8 +14,9 @@
  * A frame's rule comes from its section's rule table where it has one
  * (files and sidecars: kernel memory only), else from the section itself
  * (JIT code, read where the process keeps it).  One function applies a
- * rule, whatever its kind: it works out which stack words the caller's
- * registers are in and reads them together.
+ * rule, whatever its kind (<sframe/step.h>, the step this file shares
+ * with the host's replay of the walk): it works out which stack words the
+ * caller's registers are in and reads them together.
  *
  * The same code runs faulting (task context) and non-faulting (any
  * context); only the copy primitive differs.  Non-faulting walks disable
@@ -67,12 +68,6 @@
  */
 #define SFU_WALK_READS_PER_FRAME	32
 
-/*
- * Not a reason a walk ends: the step needs what the walk's user-access
- * window does not allow (a call, a fault), and the walk takes the frame
- * again outside it.  Never in a result.
- */
-#define SFU_STOP_OUTSIDE	SFU_STOP_NR
 
 unsigned int sfu_max_depth = SFU_DEF_MAX_DEPTH;
 
@@ -126,13 +121,6 @@ struct sfu_walk {
 	struct sfu_unwind_result *res;
 	struct sfu_rule scratch;	/* a rule decoded from a section */
 };
-
-/* End the walk at @st for @why; returns false, as a failed step does. */
-static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
-{
-	st->stop = why;
-	return false;
-}
 
 /*
  * Read the word at @addr of the current task through its page, found in
@@ -252,58 +240,8 @@ static __always_inline bool sfu_read_pair(struct sfu_ustate *st,
 	return true;
 }
 
-/* Read the word at user address @addr into @val. */
-static __always_inline bool sfu_read_word(struct sfu_ustate *st,
-					  unsigned long addr,
-					  unsigned long *val, bool win)
-{
-	*val = addr;
-	return sfu_read_pair(st, val, true, val, false, win);
-}
-
-/*
- * Move @st to its caller at @ra, with @sp and @fp, if @ra can be code.
- * The bound is TASK_SIZE_MAX, a constant, where TASK_SIZE reads the task's
- * flags each frame: the two differ only for a task with a smaller address
- * space (x32), whose return address above its own bound then finds no
- * region.
- */
-static __always_inline bool sfu_step_to(struct sfu_ustate *st,
-					unsigned long ra, unsigned long sp,
-					unsigned long fp)
-{
-	if (!ra || ra >= TASK_SIZE_MAX)
-		return sfu_stop(st, SFU_STOP_RA);
-	st->pc = ra;
-	st->sp = sp;
-	st->fp = fp;
-	st->exact = false;
-	if (SFU_ARCH_RECORD_ANYWHERE)
-		st->sp_bound = false;
-	st->regs = NULL;
-	return true;
-}
-
-/*
- * Step through the frame record at FP, @record bytes: the caller's frame
- * pointer, then the return address; the caller's SP is just above it.
- */
-static bool sfu_frame_record_step(struct sfu_ustate *st, unsigned long record)
-{
-	unsigned long fp = st->fp;
-	unsigned long next_fp, ra;
-
-	if (!fp || fp < st->sp || !IS_ALIGNED(fp, sizeof(long)))
-		return sfu_stop(st, SFU_STOP_NO_RULE);
-	next_fp = fp;
-	ra = fp + sizeof(long);
-	if (!sfu_read_pair(st, &next_fp, true, &ra, true, false) ||
-	    !sfu_step_to(st, sfu_arch_strip_ra(ra, true), fp + record,
-			 next_fp))
-		return false;
-	st->sp_bound = SFU_ARCH_RECORD_ANYWHERE;
-	return true;
-}
+/* The step, with the reads above inlined into it. */
+#include <sframe/step.h>
 
 /*
  * Step through the back chain (s390x): word 0 of the frame at SP is the
@@ -376,145 +314,6 @@ static bool sfu_sigreturn(struct sfu_ustate *st, const struct sfu_sigregs *sr)
 	return true;
 }
 
-/*
- * The value of register @reg in the frame, into @val: the back end is
- * asked (a call) only outside the window.
- */
-static __always_inline bool sfu_reg_value(struct sfu_ustate *st, u16 reg,
-					  unsigned long *val, bool win)
-{
-	if (reg == SFU_ARCH_SP_REG)
-		*val = st->sp;
-	else if (reg == SFU_ARCH_FP_REG)
-		*val = st->fp;
-	else if (win)
-		return sfu_stop(st, SFU_STOP_OUTSIDE);
-	else if (!sfu_arch_reg(st, reg, val))
-		return sfu_stop(st, SFU_STOP_REGISTER);
-	return true;
-}
-
-/*
- * What location @l holds, given the frame's CFA: *@val is left as it is
- * for a register the frame kept (SAME, NONE); else it becomes the
- * location's address, and *@read says whether the value is the word
- * there (sfu_read_pair() fetches it) or the address itself.
- */
-static __always_inline bool sfu_loc_eval(struct sfu_ustate *st,
-					 const struct sfu_loc *l,
-					 unsigned long cfa, unsigned long *val,
-					 bool *read, bool win)
-{
-	unsigned long base;
-
-	/* Saved at the CFA plus an offset: most rules, tested first. */
-	*read = l->deref;
-	if (likely(l->kind == SFU_LOC_CFA)) {
-		*val = cfa + l->off;
-		return true;
-	}
-	*read = false;
-	switch (l->kind) {
-	case SFU_LOC_SAME:
-	case SFU_LOC_NONE:
-		return true;
-	case SFU_LOC_REG:
-		if (!sfu_reg_value(st, l->reg, &base, win))
-			return false;
-		break;
-	default:
-		return sfu_stop(st, SFU_STOP_NO_RULE);
-	}
-	*val = base + l->off;
-	*read = l->deref;
-	return true;
-}
-
-/*
- * The CFA of a frame reached by a frame record that may sit anywhere in
- * its frame (@st->sp_bound: the SP is only a bound), into @cfa.  If its
- * rule bases the CFA on the SP and saves FP and RA as a record (FP at
- * the CFA plus an offset, RA just above), the frame's own record is at
- * its FP, as AAPCS64 asks of every frame past its prologue (a return
- * address is): the CFA is the FP less that offset.  False if that does
- * not hold; the SP's rule applies then.
- */
-static __always_inline bool sfu_cfa_by_record(const struct sfu_ustate *st,
-					      const struct sfu_rule *rule,
-					      unsigned long *cfa)
-{
-	if (!SFU_ARCH_RECORD_ANYWHERE || likely(!st->sp_bound) ||
-	    rule->cfa.reg != SFU_ARCH_SP_REG || rule->cfa.deref ||
-	    rule->fp.kind != SFU_LOC_CFA || !rule->fp.deref ||
-	    rule->ra.kind != SFU_LOC_CFA || !rule->ra.deref ||
-	    rule->ra.off != rule->fp.off + (s32)sizeof(long) ||
-	    rule->fp.off >= 0 || st->fp < st->sp ||
-	    !IS_ALIGNED(st->fp, sizeof(long)))
-		return false;
-	*cfa = st->fp - rule->fp.off;
-	return true;
-}
-
-/* The frame's CFA by @rule, into @cfa: a register plus an offset, or the word there. */
-static __always_inline bool sfu_rule_cfa(struct sfu_ustate *st,
-					 const struct sfu_rule *rule,
-					 unsigned long *cfa, bool win)
-{
-	if (unlikely(rule->cfa.kind != SFU_LOC_REG))
-		return sfu_stop(st, SFU_STOP_NO_RULE);
-	if (!sfu_reg_value(st, rule->cfa.reg, cfa, win))
-		return false;
-	*cfa += rule->cfa.off;
-	if (unlikely(rule->cfa.deref) && !sfu_read_word(st, *cfa, cfa, win))
-		return false;
-	if (!IS_ALIGNED(*cfa, sizeof(long)))
-		return sfu_stop(st, SFU_STOP_CFA);
-	return true;
-}
-
-/*
- * Step @st to its caller by @rule: the CFA, then the caller's RA and FP,
- * both saved words read in one go, then the checks that the caller is
- * plausible.  In the window if @win.  @st changes only if the step is
- * taken.
- */
-static __always_inline bool sfu_apply_rule(struct sfu_ustate *st,
-					   const struct sfu_rule *rule,
-					   bool win)
-{
-	unsigned long cfa, ra = st->ra, fp = st->fp, sp;
-	bool read_ra, read_fp;
-
-	if (unlikely(rule->flags & (SFU_RULE_OUTERMOST |
-				    SFU_RULE_TOPMOST_ONLY))) {
-		if (rule->flags & SFU_RULE_OUTERMOST)
-			return sfu_stop(st, SFU_STOP_OUTERMOST);
-		if (!st->exact)
-			return sfu_stop(st, SFU_STOP_REGISTER);
-	}
-	if ((!sfu_cfa_by_record(st, rule, &cfa) &&
-	     !sfu_rule_cfa(st, rule, &cfa, win)) ||
-	    !sfu_loc_eval(st, &rule->ra, cfa, &ra, &read_ra, win) ||
-	    !sfu_loc_eval(st, &rule->fp, cfa, &fp, &read_fp, win))
-		return false;
-	if (rule->ra.kind == SFU_LOC_SAME && !st->exact)
-		return sfu_stop(st, SFU_STOP_REGISTER);
-	if (!sfu_read_pair(st, &ra, read_ra, &fp, read_fp, win))
-		return false;
-	/*
-	 * The stack must move up.  Only a frame whose RA is still in its
-	 * register (a leaf, or before its prologue, on arm64 and s390x)
-	 * may leave the SP where it is; after that step the frame is no
-	 * longer exact, so this cannot repeat.
-	 */
-	sp = cfa + rule->sp_off;
-	if (sp < st->sp || (sp == st->sp &&
-			    !(st->exact && rule->ra.kind != SFU_LOC_CFA)))
-		return sfu_stop(st, SFU_STOP_CFA);
-	ra = sfu_arch_strip_ra(ra, rule->flags & SFU_RULE_RA_MANGLED);
-	return sfu_step_to(st, ra, sp, fp);
-}
-
 /* Note a corrupt section: drop it if this context may, else leave it. */
 static void sfu_region_corrupt(struct sfu_region *r, enum sfu_mem mode)
 {
@@ -574,12 +373,6 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 	rcu_read_unlock();
 	w->region = r;
 	return r;
-}
-
-/* The address whose rule steps the frame: in the call, for a caller. */
-static __always_inline unsigned long sfu_frame_pc(const struct sfu_ustate *st)
-{
-	return st->exact ? st->pc : st->pc - 1;
 }
 
 /*

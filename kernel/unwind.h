@@ -15,22 +15,9 @@
 #include <linux/types.h>
 
 #include <sframe/env.h>
+#include <sframe/frame.h>
 
 struct pt_regs;
-
-/* Why a walk stopped (sfu_unwind_result.stop). */
-enum sfu_stop {
-	SFU_STOP_DEPTH,		/* the depth limit */
-	SFU_STOP_OUTERMOST,	/* an outermost-frame rule */
-	SFU_STOP_RA,		/* zero or non-user return address */
-	SFU_STOP_CFA,		/* CFA not above the SP, or misaligned */
-	SFU_STOP_FAULT,		/* a read failed (or would have faulted) */
-	SFU_STOP_CORRUPT,	/* the section is corrupt; it was dropped */
-	SFU_STOP_NO_RULE,	/* no SFrame and no plausible fallback */
-	SFU_STOP_REGISTER,	/* a rule needs a register no longer known */
-	SFU_STOP_BUDGET,	/* the walk's budget of section reads ran out */
-	SFU_STOP_NR,
-};
 
 /**
  * struct sfu_unwind_result - what a walk found besides the frames

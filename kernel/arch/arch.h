@@ -17,6 +17,7 @@
 
 #include <sframe/env.h>
 #include <sframe/format.h>
+#include <sframe/frame.h>
 
 #include "unwind.h"
 
@@ -102,37 +103,6 @@ struct sfu_sigregs {
 	unsigned long sp;
 	unsigned long fp;
 	unsigned long ra;
-};
-
-/**
- * struct sfu_ustate - the registers of the frame being unwound
- * @pc: its program counter
- * @sp: its stack pointer
- * @fp: its frame pointer
- * @ra: the return-address register (arm64 LR, s390x r14), if @exact
- * @exact: @pc is where the frame stopped, not a return address: frame 0,
- *	or a frame restored from a signal context; @ra is valid
- * @sp_bound: @sp came from a frame record that may sit anywhere in its
- *	frame (SFU_ARCH_RECORD_ANYWHERE): the frame is above it
- * @regs: the task's user registers while unwinding frame 0, else NULL
- * @mode: how to read user memory
- * @budget: section reads the walk may still make (sfu_find_rule_budget())
- * @stop: why the walk ended (enum sfu_stop), once a step returned false
- *
- * Every step function returns true when it moved @st to the caller's
- * frame, or false with @stop set.
- */
-struct sfu_ustate {
-	unsigned long pc;
-	unsigned long sp;
-	unsigned long fp;
-	unsigned long ra;
-	bool exact;
-	bool sp_bound;
-	struct pt_regs *regs;
-	enum sfu_mem mode;
-	u32 budget;
-	u8 stop;
 };
 
 bool sfu_arch_user_regs_ok(struct pt_regs *regs);

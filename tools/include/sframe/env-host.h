@@ -46,6 +46,9 @@ typedef int64_t s64;
 #ifndef U64_MAX
 #define U64_MAX UINT64_MAX
 #endif
+#ifndef IS_ALIGNED
+#define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
+#endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's user stack walk on the host's CPU, against a frame-pointer
+ * walk of the same stack: make bench's native walk table
+ * (bench/bench_native.sh).
+ *
+ *   walk_native native [REPS [DEPTH...]]
+ *
+ * bench/walk.c, built with frame pointers and SFrame (-DWALK_NATIVE),
+ * recurses DEPTH frames deep (8, 32 and 127 by default) through its cycle
+ * of twelve functions with frames of twelve sizes; its leaf takes its PC,
+ * SP and FP (native_leaf()) and calls native_replay(), which copies the
+ * stack above SP, as perf copies a user stack, and walks the copy REPS
+ * times (100000) in batches, each walk by:
+ *
+ *   sframe  the module's step (sfu_apply_rule(), <sframe/step.h>) with
+ *           each frame's rule from the program's rule table
+ *           (sfu_table_find()), built as the module builds a mapped
+ *           file's (sfu_section_open(): validated, table only); the
+ *           region held from frame to frame, as in the module's
+ *           user-access window
+ *   fp      the module's frame-record step (sfu_frame_record_step()), the
+ *           walk the kernel makes for perf without the module
+ *
+ * Both read the copy through the same bounds-checked load and stop at
+ * the first return address outside the program's text (the C library
+ * below main has neither SFrame nor frame pointers on Debian).  Both must
+ * find the same frames, DEPTH + 1 of them (the cycle and main), or the
+ * program fails.  Each depth prints
+ *
+ *   depth=D frames=F walks=W sframe_ns=X fp_ns=Y
+ *
+ * W the walks each way made in all, X and Y the median over the batches
+ * of the CPU time (the thread's) per walk.  Built without frame pointers
+ * (-fomit-frame-pointer -DNATIVE_NO_FP: walk-native-nofp), as the
+ * programs SFrame is for are, the SFrame walk runs alone (no fp_ns).
+ * Under callgrind, collect native_walk_fp or native_walk_sframe alone
+ * (--toggle-collect) to count each walk's instructions.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sframe/frame.h>
+#include <sframe/table.h>
+
+#include "native.h"
+
+/* The walker's primitives for the step (<sframe/step.h>), x86-64 only. */
+#define SFU_ARCH_SP_REG			SFRAME_AMD64_DWARF_SP
+#define SFU_ARCH_FP_REG			SFRAME_AMD64_DWARF_FP
+#define SFU_ARCH_RECORD_ANYWHERE	false
+#define TASK_SIZE_MAX			((1UL << 47) - 4096)
+#define NATIVE_RECORD			(2 * sizeof(unsigned long))
+
+#define NATIVE_REPS		100000
+#define NATIVE_BATCHES		11
+#define NATIVE_MAX_FRAMES	4096
+#define NSEC_PER_SEC		1000000000ULL
+
+/* The program: its text, load bias and rule table. */
+static struct {
+	unsigned long text_lo;
+	unsigned long text_hi;
+	unsigned long bias;
+	struct sfu_section sec;
+} prog;
+
+/* The copy of the stack the walks read, and the address it was at. */
+static struct {
+	const unsigned char *bytes;
+	unsigned long lo;
+	unsigned long len;
+} stack;
+
+static unsigned long reps = NATIVE_REPS;
+
+/* Load the word at stack address *@p into *@p, if it is in the copy. */
+static inline __attribute__((always_inline)) bool native_load(unsigned long *p)
+{
+	unsigned long off = *p - stack.lo;
+
+	if (off > stack.len - sizeof(long))
+		return false;
+	memcpy(p, stack.bytes + off, sizeof(long));
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool
+sfu_read_pair(struct sfu_ustate *st, unsigned long *a, bool ra,
+	      unsigned long *b, bool rb, bool win)
+{
+	if ((ra && !native_load(a)) || (rb && !native_load(b)))
+		return sfu_stop(st, SFU_STOP_FAULT);
+	return true;
+}
+
+/* Frame 0's other registers are not taken: no rule of the cycle needs one. */
+static inline bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg,
+				unsigned long *val)
+{
+	return false;
+}
+
+static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
+{
+	return ra;
+}
+
+#include <sframe/step.h>
+
+static inline bool native_in_text(unsigned long pc)
+{
+	return pc - prog.text_lo < prog.text_hi - prog.text_lo;
+}
+
+static void native_start(struct sfu_ustate *st, const struct native_regs *r)
+{
+	memset(st, 0, sizeof(*st));
+	st->pc = r->pc;
+	st->sp = r->sp;
+	st->fp = r->fp;
+	st->exact = true;
+	st->mode = SFU_MEM_KERNEL;
+}
+
+__attribute__((noinline)) unsigned int
+native_walk_sframe(const struct native_regs *r, unsigned long *pcs);
+__attribute__((noinline)) unsigned int
+native_walk_fp(const struct native_regs *r, unsigned long *pcs);
+__attribute__((noinline)) unsigned int
+native_walk_known(const struct native_regs *r, unsigned long *pcs);
+
+/* Each frame's rule, as the SFrame walk found it: for native_walk_known(). */
+static const struct sfu_rule *known[NATIVE_MAX_FRAMES];
+
+/* The module's walk in its window: rules from the table, then the step. */
+__attribute__((noinline)) unsigned int
+native_walk_sframe(const struct native_regs *r, unsigned long *pcs)
+{
+	const struct sfu_rule *rule;
+	struct sfu_ustate st;
+	unsigned int nr = 0;
+
+	native_start(&st, r);
+	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
+		pcs[nr++] = st.pc;
+		rule = sfu_table_find(&prog.sec, sfu_frame_pc(&st) - prog.bias);
+		if (!rule || (rule->flags & SFU_RULE_SIGNAL) ||
+		    !sfu_apply_rule(&st, rule, true))
+			break;
+	}
+	return nr;
+}
+
+/*
+ * The same step with each frame's rule known beforehand: what the step
+ * costs without the lookup, to tell the two apart.
+ */
+__attribute__((noinline)) unsigned int
+native_walk_known(const struct native_regs *r, unsigned long *pcs)
+{
+	struct sfu_ustate st;
+	unsigned int nr = 0;
+
+	native_start(&st, r);
+	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
+		pcs[nr] = st.pc;
+		if (!known[nr++] || !sfu_apply_rule(&st, known[nr - 1], true))
+			break;
+	}
+	return nr;
+}
+
+/* The walk by frame records alone. */
+__attribute__((noinline)) unsigned int
+native_walk_fp(const struct native_regs *r, unsigned long *pcs)
+{
+	struct sfu_ustate st;
+	unsigned int nr = 0;
+
+	native_start(&st, r);
+	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
+		pcs[nr++] = st.pc;
+		if (!sfu_frame_record_step(&st, NATIVE_RECORD))
+			break;
+	}
+	return nr;
+}
+
+typedef unsigned int (*native_walk_fn)(const struct native_regs *r,
+				       unsigned long *pcs);
+
+static unsigned long long native_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Nanoseconds per walk of one batch of @reps walks. */
+static double native_batch(native_walk_fn walk, const struct native_regs *r,
+			   unsigned long *pcs)
+{
+	unsigned long long t0 = native_cpu_ns();
+	unsigned long i;
+
+	for (i = 0; i < reps; i++)
+		walk(r, pcs);
+	return (double)(native_cpu_ns() - t0) / reps;
+}
+
+static int native_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double native_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), native_cmp);
+	return v[n / 2];
+}
+
+static unsigned long depth_now;
+
+/* Copy the stack above @r's SP up to @top, as perf copies it. */
+static int native_copy_stack(const struct native_regs *r, unsigned long top)
+{
+	unsigned char *copy;
+
+	stack.lo = r->sp;
+	stack.len = top - r->sp;
+	copy = malloc(stack.len);
+	if (!copy)
+		return -1;
+	memcpy(copy, (const void *)r->sp, stack.len);
+	stack.bytes = copy;
+	return 0;
+}
+
+/* Where the C library's start-up found the stack: above main's frame. */
+extern void *__libc_stack_end;
+
+/*
+ * The walks must find the cycle and main, the same frames; a build
+ * without frame pointers (NATIVE_NO_FP) has the SFrame walk alone.
+ */
+#ifdef NATIVE_NO_FP
+#define NATIVE_FP	false
+#else
+#define NATIVE_FP	true
+#endif
+
+static int native_check(const struct native_regs *r, unsigned long *a,
+			unsigned long *b, unsigned int *frames)
+{
+	unsigned int nb = native_walk_sframe(r, b);
+	unsigned int na = NATIVE_FP ? native_walk_fp(r, a) : nb;
+	static unsigned long c[NATIVE_MAX_FRAMES];
+	unsigned int nk, i;
+
+	for (i = 0; i < nb; i++)
+		known[i] = sfu_table_find(&prog.sec, b[i] - !!i - prog.bias);
+	nk = native_walk_known(r, c);
+
+	if (nb != depth_now + 1 || na != nb || nk != nb ||
+	    (NATIVE_FP && memcmp(a, b, na * sizeof(*a))) ||
+	    memcmp(c, b, nb * sizeof(*c))) {
+		fprintf(stderr,
+			"walk_native: depth %lu: sframe found %u frames, fp %u, known rules %u (want %lu, the same)\n",
+			depth_now, nb, na, nk, depth_now + 1);
+		return -1;
+	}
+	*frames = nb;
+	return 0;
+}
+
+unsigned long native_replay(const struct native_regs *r)
+{
+	static unsigned long fp_pcs[NATIVE_MAX_FRAMES], sf_pcs[NATIVE_MAX_FRAMES];
+	double fp_ns[NATIVE_BATCHES], sf_ns[NATIVE_BATCHES];
+	double kn_ns[NATIVE_BATCHES];
+	unsigned int frames, i;
+
+	if (native_copy_stack(r, (unsigned long)__libc_stack_end) ||
+	    native_check(r, fp_pcs, sf_pcs, &frames))
+		exit(1);
+	for (i = 0; i < NATIVE_BATCHES; i++) {
+		if (NATIVE_FP)
+			fp_ns[i] = native_batch(native_walk_fp, r, fp_pcs);
+		sf_ns[i] = native_batch(native_walk_sframe, r, sf_pcs);
+		kn_ns[i] = native_batch(native_walk_known, r, sf_pcs);
+	}
+	/* Each walk made the batches' walks and the check's. */
+	printf("depth=%lu frames=%u walks=%lu sframe_ns=%.1f known_ns=%.1f",
+	       depth_now, frames, NATIVE_BATCHES * reps + 1,
+	       native_median(sf_ns, NATIVE_BATCHES),
+	       native_median(kn_ns, NATIVE_BATCHES));
+	if (NATIVE_FP)
+		printf(" fp_ns=%.1f", native_median(fp_ns, NATIVE_BATCHES));
+	printf("\n");
+	free((void *)stack.bytes);
+	return frames;
+}
+
+/* The main program's text, load bias and .sframe, from its headers. */
+static int native_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const ElfW(Phdr) **sframe = arg;
+	unsigned int i;
+
+	prog.bias = info->dlpi_addr;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == SFRAME_PT_GNU_SFRAME)
+			*sframe = ph;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			prog.text_lo = info->dlpi_addr + ph->p_vaddr;
+			prog.text_hi = prog.text_lo + ph->p_memsz;
+		}
+	}
+	return 1;	/* the first object is the program */
+}
+
+/* The program's rule table, as the module makes a mapped file's. */
+static int native_open(void)
+{
+	const ElfW(Phdr) *ph = NULL;
+	int ret;
+
+	dl_iterate_phdr(native_phdr, &ph);
+	if (!ph) {
+		fprintf(stderr, "walk_native: no PT_GNU_SFRAME (needs as --gsframe)\n");
+		return -1;
+	}
+	ret = sfu_section_open(&prog.sec, (const void *)(prog.bias + ph->p_vaddr),
+			       ph->p_memsz, ph->p_vaddr, sfu_native_abi(),
+			       SFU_OPEN_VALIDATE | SFU_OPEN_TABLE);
+	if (ret) {
+		fprintf(stderr, "walk_native: .sframe: %s\n", sfu_strerror(ret));
+		return -1;
+	}
+	return 0;
+}
+
+int native_main(int argc, char **argv)
+{
+	static const unsigned long depths[] = { 8, 32, 127 };
+	unsigned long d;
+	int i;
+
+	if (argc >= 1)
+		reps = strtoul(argv[0], NULL, 0);
+	if (!reps || native_open())
+		return 1;
+	for (i = 1; i < argc || (argc <= 1 && i <= (int)ARRAY_SIZE(depths)); i++) {
+		d = argc > 1 ? strtoul(argv[i], NULL, 0) : depths[i - 1];
+		if (d < 1 || d >= NATIVE_MAX_FRAMES)
+			return 2;
+		depth_now = d;
+		walk_f0(d, 1);
+	}
+	return 0;
+}
