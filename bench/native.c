@@ -127,41 +127,45 @@ static void native_start(struct sfu_ustate *st, const struct native_regs *r)
 	st->mode = SFU_MEM_KERNEL;
 }
 
-__attribute__((noinline)) unsigned int
-native_walk_sframe(const struct native_regs *r, unsigned long *pcs);
-__attribute__((noinline)) unsigned int
-native_walk_fp(const struct native_regs *r, unsigned long *pcs);
-__attribute__((noinline)) unsigned int
-native_walk_known(const struct native_regs *r, unsigned long *pcs);
+/* How a walk finds each frame's caller. */
+enum native_how {
+	NATIVE_BY_RECORD,	/* the frame record at FP */
+	NATIVE_BY_MEMO,		/* the module's: the table, callers by its memo */
+	NATIVE_BY_SEARCH,	/* the table's search for every frame */
+	NATIVE_BY_KNOWN,	/* the rules known beforehand: the step alone */
+};
 
-/* Each frame's rule, as the SFrame walk found it: for native_walk_known(). */
+/* Each frame's rule, as the table has it: for NATIVE_BY_KNOWN. */
 static const struct sfu_rule *known[NATIVE_MAX_FRAMES];
 
-/* The module's walk in its window: rules from the table, then the step. */
-__attribute__((noinline)) unsigned int
-native_walk_sframe(const struct native_regs *r, unsigned long *pcs)
+static inline __attribute__((always_inline)) const struct sfu_rule *
+native_rule(const struct sfu_ustate *st, unsigned int nr, enum native_how how)
 {
-	const struct sfu_rule *rule;
-	struct sfu_ustate st;
-	unsigned int nr = 0;
+	u64 pc = sfu_frame_pc(st) - prog.bias;
 
-	native_start(&st, r);
-	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
-		pcs[nr++] = st.pc;
-		rule = sfu_table_find(&prog.sec, sfu_frame_pc(&st) - prog.bias);
-		if (!rule || (rule->flags & SFU_RULE_SIGNAL) ||
-		    !sfu_apply_rule(&st, rule, true))
-			break;
-	}
-	return nr;
+	if (how == NATIVE_BY_KNOWN)
+		return known[nr];
+	if (how == NATIVE_BY_MEMO && !st->exact)
+		return sfu_table_find_return(&prog.sec, pc);
+	return sfu_table_find(&prog.sec, pc);
 }
 
-/*
- * The same step with each frame's rule known beforehand: what the step
- * costs without the lookup, to tell the two apart.
- */
-__attribute__((noinline)) unsigned int
-native_walk_known(const struct native_regs *r, unsigned long *pcs)
+/* Step frame @nr, @st, to its caller, as the module's window does. */
+static inline __attribute__((always_inline)) bool
+native_step(struct sfu_ustate *st, unsigned int nr, enum native_how how)
+{
+	const struct sfu_rule *rule;
+
+	if (how == NATIVE_BY_RECORD)
+		return sfu_frame_record_step(st, NATIVE_RECORD);
+	rule = native_rule(st, nr, how);
+	return rule && !(rule->flags & SFU_RULE_SIGNAL) &&
+	       sfu_apply_rule(st, rule, true);
+}
+
+static inline __attribute__((always_inline)) unsigned int
+native_walk(const struct native_regs *r, unsigned long *pcs,
+	    enum native_how how)
 {
 	struct sfu_ustate st;
 	unsigned int nr = 0;
@@ -169,30 +173,46 @@ native_walk_known(const struct native_regs *r, unsigned long *pcs)
 	native_start(&st, r);
 	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
 		pcs[nr] = st.pc;
-		if (!known[nr++] || !sfu_apply_rule(&st, known[nr - 1], true))
+		if (!native_step(&st, nr++, how))
 			break;
 	}
 	return nr;
 }
 
-/* The walk by frame records alone. */
-__attribute__((noinline)) unsigned int
-native_walk_fp(const struct native_regs *r, unsigned long *pcs)
-{
-	struct sfu_ustate st;
-	unsigned int nr = 0;
-
-	native_start(&st, r);
-	while (nr < NATIVE_MAX_FRAMES && native_in_text(st.pc)) {
-		pcs[nr++] = st.pc;
-		if (!sfu_frame_record_step(&st, NATIVE_RECORD))
-			break;
-	}
-	return nr;
+/* One function per walk, for callgrind's --toggle-collect. */
+#define NATIVE_WALK(name, how)						\
+__attribute__((noinline)) unsigned int					\
+native_walk_##name(const struct native_regs *r, unsigned long *pcs);	\
+__attribute__((noinline)) unsigned int					\
+native_walk_##name(const struct native_regs *r, unsigned long *pcs)	\
+{									\
+	return native_walk(r, pcs, how);				\
 }
+
+NATIVE_WALK(fp, NATIVE_BY_RECORD)
+NATIVE_WALK(sframe, NATIVE_BY_MEMO)
+NATIVE_WALK(search, NATIVE_BY_SEARCH)
+NATIVE_WALK(known, NATIVE_BY_KNOWN)
 
 typedef unsigned int (*native_walk_fn)(const struct native_regs *r,
 				       unsigned long *pcs);
+
+/* The walks, the module's first; a build without frame pointers has no fp. */
+#ifdef NATIVE_NO_FP
+#define NATIVE_WALKS	3
+#else
+#define NATIVE_WALKS	4
+#endif
+
+static const struct {
+	const char *name;
+	native_walk_fn walk;
+} walks[] = {
+	{ "sframe", native_walk_sframe },
+	{ "search", native_walk_search },
+	{ "known", native_walk_known },
+	{ "fp", native_walk_fp },
+};
 
 static unsigned long long native_cpu_ns(void)
 {
@@ -248,62 +268,48 @@ static int native_copy_stack(const struct native_regs *r, unsigned long top)
 extern void *__libc_stack_end;
 
 /*
- * The walks must find the cycle and main, the same frames; a build
- * without frame pointers (NATIVE_NO_FP) has the SFrame walk alone.
+ * Every walk must find the cycle and main, the frames the module's walk
+ * finds; that walk's rules are then known for NATIVE_BY_KNOWN.
  */
-#ifdef NATIVE_NO_FP
-#define NATIVE_FP	false
-#else
-#define NATIVE_FP	true
-#endif
-
-static int native_check(const struct native_regs *r, unsigned long *a,
-			unsigned long *b, unsigned int *frames)
+static int native_check(const struct native_regs *r, unsigned int *frames)
 {
-	unsigned int nb = native_walk_sframe(r, b);
-	unsigned int na = NATIVE_FP ? native_walk_fp(r, a) : nb;
-	static unsigned long c[NATIVE_MAX_FRAMES];
-	unsigned int nk, i;
+	static unsigned long want[NATIVE_MAX_FRAMES], got[NATIVE_MAX_FRAMES];
+	unsigned int n = native_walk_sframe(r, want), i, w;
 
-	for (i = 0; i < nb; i++)
-		known[i] = sfu_table_find(&prog.sec, b[i] - !!i - prog.bias);
-	nk = native_walk_known(r, c);
-
-	if (nb != depth_now + 1 || na != nb || nk != nb ||
-	    (NATIVE_FP && memcmp(a, b, na * sizeof(*a))) ||
-	    memcmp(c, b, nb * sizeof(*c))) {
+	for (i = 0; i < n; i++)
+		known[i] = sfu_table_find(&prog.sec, want[i] - !!i - prog.bias);
+	for (w = 0; w < NATIVE_WALKS; w++) {
+		i = walks[w].walk(r, got);
+		if (n == depth_now + 1 && i == n &&
+		    !memcmp(got, want, n * sizeof(*got)))
+			continue;
 		fprintf(stderr,
-			"walk_native: depth %lu: sframe found %u frames, fp %u, known rules %u (want %lu, the same)\n",
-			depth_now, nb, na, nk, depth_now + 1);
+			"walk_native: depth %lu: %s found %u frames, sframe %u (want %lu, the same)\n",
+			depth_now, walks[w].name, i, n, depth_now + 1);
 		return -1;
 	}
-	*frames = nb;
+	*frames = n;
 	return 0;
 }
 
 unsigned long native_replay(const struct native_regs *r)
 {
-	static unsigned long fp_pcs[NATIVE_MAX_FRAMES], sf_pcs[NATIVE_MAX_FRAMES];
-	double fp_ns[NATIVE_BATCHES], sf_ns[NATIVE_BATCHES];
-	double kn_ns[NATIVE_BATCHES];
-	unsigned int frames, i;
+	static unsigned long pcs[NATIVE_MAX_FRAMES];
+	double ns[NATIVE_WALKS][NATIVE_BATCHES];
+	unsigned int frames, i, w;
 
 	if (native_copy_stack(r, (unsigned long)__libc_stack_end) ||
-	    native_check(r, fp_pcs, sf_pcs, &frames))
+	    native_check(r, &frames))
 		exit(1);
-	for (i = 0; i < NATIVE_BATCHES; i++) {
-		if (NATIVE_FP)
-			fp_ns[i] = native_batch(native_walk_fp, r, fp_pcs);
-		sf_ns[i] = native_batch(native_walk_sframe, r, sf_pcs);
-		kn_ns[i] = native_batch(native_walk_known, r, sf_pcs);
-	}
+	for (i = 0; i < NATIVE_BATCHES; i++)
+		for (w = 0; w < NATIVE_WALKS; w++)
+			ns[w][i] = native_batch(walks[w].walk, r, pcs);
 	/* Each walk made the batches' walks and the check's. */
-	printf("depth=%lu frames=%u walks=%lu sframe_ns=%.1f known_ns=%.1f",
-	       depth_now, frames, NATIVE_BATCHES * reps + 1,
-	       native_median(sf_ns, NATIVE_BATCHES),
-	       native_median(kn_ns, NATIVE_BATCHES));
-	if (NATIVE_FP)
-		printf(" fp_ns=%.1f", native_median(fp_ns, NATIVE_BATCHES));
+	printf("depth=%lu frames=%u walks=%lu", depth_now, frames,
+	       NATIVE_BATCHES * reps + 1);
+	for (w = 0; w < NATIVE_WALKS; w++)
+		printf(" %s_ns=%.1f", walks[w].name,
+		       native_median(ns[w], NATIVE_BATCHES));
 	printf("\n");
 	free((void *)stack.bytes);
 	return frames;

@@ -109,6 +109,20 @@ sfu_region_table_find(const struct sfu_region *r, unsigned long pc)
 	return sfu_table_find(r->sec, pc - r->sec_delta);
 }
 
+/**
+ * sfu_region_table_find_return() - the rule at a return address, from a
+ *	region's rule table, through the table's memo
+ * @r: the region; its section has a table (@r->sec->table)
+ * @pc: the address, in the region's process: a caller's PC less one
+ *
+ * Return: as sfu_table_find_return().
+ */
+static __always_inline const struct sfu_rule *
+sfu_region_table_find_return(const struct sfu_region *r, unsigned long pc)
+{
+	return sfu_table_find_return(r->sec, pc - r->sec_delta);
+}
+
 /* Where @r's section is, in its process (if it is read there). */
 static inline unsigned long sfu_region_sframe(const struct sfu_region *r)
 {

@@ -376,6 +376,19 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 }
 
 /*
+ * The rule of frame @st at @pc from @r's rule table: a caller's through
+ * the table's memo of return addresses (sfu_table_find_return()).
+ */
+static __always_inline const struct sfu_rule *
+sfu_table_rule(const struct sfu_region *r, const struct sfu_ustate *st,
+	       unsigned long pc)
+{
+	if (st->exact)
+		return sfu_region_table_find(r, pc);
+	return sfu_region_table_find_return(r, pc);
+}
+
+/*
  * The rule for the frame's PC, into @rule: from its section's rule table
  * where it has one, else decoded into @w->scratch within the walk's
  * budget.  Return: 0 or the decoder's error.
@@ -391,7 +404,7 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 	if (!r)
 		return -ENOENT;
 	if (r->sec->table) {
-		*rule = sfu_region_table_find(r, pc);
+		*rule = sfu_table_rule(r, st, pc);
 		return *rule ? 0 : -ENOENT;
 	}
 	ret = sfu_find_rule_budget(r->sec, pc, &w->scratch,
@@ -456,7 +469,7 @@ sfu_window_rule(const struct sfu_walk *w)
 
 	if (!sfu_region_has(r, pc) || !r->sec->table)
 		return NULL;
-	return sfu_region_table_find(r, pc);
+	return sfu_table_rule(r, &w->st, pc);
 }
 
 /*

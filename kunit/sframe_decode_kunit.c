@@ -777,6 +777,68 @@ static void sfu_test_table_long(struct kunit *test)
 	sfu_section_destroy(&sec);
 }
 
+/* Slots of @t's memo that hold an address. */
+static u32 sfu_memo_used(const struct sfu_table *t)
+{
+	u32 i, used = 0;
+
+	for (i = 0; i < sfu_table_memo_slots(t); i++)
+		used += !!t->memo[i];
+	return used;
+}
+
+/* The memo set of @pc in @sec's table. */
+static u32 sfu_memo_set(const struct sfu_section *sec, u64 pc)
+{
+	return sfu_table_memo_hash(sec->table, pc - sec->text_lo + 1) &
+	       ~(SFU_TABLE_MEMO_WAYS - 1);
+}
+
+/*
+ * The memo of return addresses: the first addresses of a set looked up
+ * fill its slots, which then answer them; one more of the set is still
+ * answered (by the search) and changes nothing; outside the text nothing
+ * is found or remembered.
+ */
+static void sfu_test_table_memo(struct kunit *test)
+{
+	const struct sfu_case *c = test->param_value;
+	u64 pcs[SFU_TABLE_MEMO_WAYS + 1], pc;
+	const struct sfu_table *t;
+	struct sfu_section sec;
+	u32 set, i, n = 0;
+	s64 len;
+	u8 *buf;
+
+	buf = sfu_build(test, c, true, &len);
+	KUNIT_ASSERT_EQ(test, sfu_init(&sec, buf, len), 0);
+	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
+	t = sec.table;
+	KUNIT_EXPECT_EQ(test, sfu_memo_used(t), 0);
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find_return(&sec, sec.text_lo - 1));
+	KUNIT_EXPECT_TRUE(test, !sfu_table_find_return(&sec, sec.text_hi));
+	KUNIT_EXPECT_EQ(test, sfu_memo_used(t), 0);
+	set = sfu_memo_set(&sec, sec.text_lo);
+	for (pc = sec.text_lo; pc < sec.text_hi && n < ARRAY_SIZE(pcs); pc++)
+		if (sfu_table_find(&sec, pc) && sfu_memo_set(&sec, pc) == set)
+			pcs[n++] = pc;
+	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(pcs));
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE(test, sfu_table_find_return(&sec, pcs[i]) ==
+					sfu_table_find(&sec, pcs[i]));
+		KUNIT_EXPECT_EQ(test, sfu_memo_used(t),
+				i < SFU_TABLE_MEMO_WAYS ? i + 1 :
+				SFU_TABLE_MEMO_WAYS);
+	}
+	for (i = 0; i < SFU_TABLE_MEMO_WAYS; i++) {
+		KUNIT_EXPECT_EQ(test, t->memo[set + i] >> SFU_TABLE_MEMO_KEY_SHIFT,
+				pcs[i] - sec.text_lo + 1);
+		KUNIT_EXPECT_TRUE(test, &t->rules[(u32)t->memo[set + i]] ==
+					sfu_table_find(&sec, pcs[i]));
+	}
+	sfu_section_destroy(&sec);
+}
+
 /* Functions of sfu_test_table_spill: three 64 KiB pages of text. */
 #define SFU_TABLE_MANY_FUNCS	(3 * 256)
 
@@ -1227,6 +1289,7 @@ static struct kunit_case sfu_decode_cases[] = {
 	KUNIT_CASE(sfu_test_empty_fde_offset),
 	KUNIT_CASE_PARAM(sfu_test_table, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_long, sfu_long_gen_params),
+	KUNIT_CASE_PARAM(sfu_test_table_memo, sfu_case_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_spill, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_wide, sfu_long_gen_params),
 	KUNIT_CASE_PARAM(sfu_test_table_refused, sfu_case_gen_params),

@@ -545,6 +545,10 @@ s32 sfu_test_fp_slot(u8 abi)
  * @abi: the sections' ABI, for the rules' text
  * @pc: the address
  *
+ * The table is asked three times: by its search, and twice through its
+ * memo of return addresses (the first may fill a slot, the second may
+ * find it there).
+ *
  * Return: true if one finds a rule and the other does not, or if their
  * rules (the structure or its text) differ.
  */
@@ -559,6 +563,9 @@ bool sfu_test_table_differs(struct sfu_section *plain,
 	memset(&a, 0, sizeof(a));
 	ra = sfu_find_rule(plain, pc, &a);
 	b = sfu_table_find(tabled, pc);
+	if (b != sfu_table_find_return(tabled, pc) ||
+	    b != sfu_table_find_return(tabled, pc))
+		return true;
 	if (!ra != !!b)
 		return true;
 	if (ra)

@@ -42,6 +42,28 @@
 #define SFU_TABLE_CODE_NONE	0xfe	/* nothing describes the PC */
 #define SFU_TABLE_CODE_SPILL	0xff	/* the rule is in the spill list */
 
+/*
+ * The memo: rules found at return addresses, remembered by the lookups
+ * themselves (sfu_table_find_return()).  Sample after sample a walk's
+ * callers return to the same call sites, and a remembered rule is one
+ * load away where the search is a chain of them, on the path from each
+ * frame to the next.  A slot, chosen by a hash of the address, holds
+ * the address's offset from text_lo plus one (0: empty) above its rule's
+ * number, in one word read and written whole; two neighbouring slots
+ * (a set, in one line) take the addresses of one hash.  The first lookup
+ * that misses a set with an empty slot fills it, and a slot never
+ * changes after: CPUs walking the same code share its lines, and only
+ * first walks write.
+ * One slot per 2^SFU_TABLE_MEMO_ROWS_SHIFT entries, within the bounds.
+ */
+#define SFU_TABLE_MEMO_MIN_SHIFT	6
+#define SFU_TABLE_MEMO_MAX_SHIFT	10
+#define SFU_TABLE_MEMO_ROWS_SHIFT	5
+#define SFU_TABLE_MEMO_MUL		0x9e3779b1U	/* 2^32 / golden ratio */
+#define SFU_TABLE_MEMO_KEY_SHIFT	32
+#define SFU_TABLE_MEMO_WAYS		2
+#define SFU_TABLE_MEMO_FOLD		6
+
 /* An entry whose rule has no code of its own, by its position. */
 struct sfu_table_spill {
 	u32 pos;
@@ -64,12 +86,20 @@ struct sfu_table {
 	u32 nr_spill;
 	u32 *spill_index;	/* per group, and one more: the first */
 	u16 *wide;		/* or every entry's rule number (table.c) */
+	u64 *memo;		/* return addresses' rules, as found */
+	u8 memo_shift;		/* 32 less the memo's bits */
 };
 
 /* Slots of a table's spill index: none if nothing spills. */
 static inline u32 sfu_table_spill_slots(const struct sfu_table *t)
 {
 	return t->nr_spill ? t->nr_groups + 1 : 0;
+}
+
+/* Slots of a table's memo. */
+static inline u32 sfu_table_memo_slots(const struct sfu_table *t)
+{
+	return t->memo ? BIT(SFU_TABLE_MEMO_KEY_SHIFT - t->memo_shift) : 0;
 }
 
 /*
@@ -106,9 +136,12 @@ bool sfu_table_same(const struct sfu_section *a, const struct sfu_section *b);
  * Last position in [@lo, @hi] of a sorted array of @stride-byte elements,
  * each starting with its u32 start (aligned or not), whose start is at or
  * before @off; @lo if none is.  @stride is a constant at every caller.
+ * Always inline: the spill list is searched in the walker's user-access
+ * window, which allows no call.
  */
-static inline u32 sfu_search_starts(const void *base, size_t stride,
-				    u32 off, u32 lo, u32 hi)
+static __always_inline u32 sfu_search_starts(const void *base,
+					     size_t stride, u32 off, u32 lo,
+					     u32 hi)
 {
 	const u8 *p = (const u8 *)base + (size_t)lo * stride;
 	u32 n = hi > lo ? hi - lo + 1 : 1, half, start;
@@ -224,7 +257,8 @@ sfu_table_spilled(const struct sfu_table *t, u32 blk, u32 pos)
  *
  * What sfu_find_rule() answers for @pc, from kernel memory alone, with
  * no call and no copy for the rules with a code.  Any context: the table
- * does not change once built, and a lookup writes nothing.
+ * does not change once built, and a lookup writes nothing (the memo is
+ * sfu_table_find_return()'s).
  *
  * Return: the rule, valid as long as the table, or NULL where nothing
  * describes @pc.
@@ -250,6 +284,55 @@ sfu_table_find(const struct sfu_section *sec, u64 pc)
 	if (code == SFU_TABLE_CODE_NONE)
 		return NULL;
 	return sfu_table_spilled(t, blk, pos);
+}
+
+/*
+ * A memo slot for @key: a multiplicative hash of the key with its bits
+ * from SFU_TABLE_MEMO_FOLD up folded in first, so that return addresses
+ * at a stride (functions of one size) do not share a few slots.
+ */
+static __always_inline u32 sfu_table_memo_hash(const struct sfu_table *t,
+					       u64 key)
+{
+	return ((u32)(key ^ (key >> SFU_TABLE_MEMO_FOLD)) *
+		SFU_TABLE_MEMO_MUL) >> t->memo_shift;
+}
+
+/**
+ * sfu_table_find_return() - the rule at a return address, remembered
+ * @sec: a section with a rule table (@sec->table)
+ * @pc: the address: a caller's PC less one, in the call
+ *
+ * sfu_table_find() through the table's memo: a lookup that misses it
+ * searches, and fills the slot if it was empty.  Any context: a slot is
+ * one word, written at most once; what it says was found by the search.
+ *
+ * Return: as sfu_table_find().
+ */
+static __always_inline const struct sfu_rule *
+sfu_table_find_return(const struct sfu_section *sec, u64 pc)
+{
+	const struct sfu_table *t = sec->table;
+	u64 key = pc - sec->text_lo + 1, e0, e1;
+	const struct sfu_rule *rule;
+	u64 *set;
+
+	/* Keys are 1 to the text's size: 0, an empty slot's, is not one. */
+	if (pc - sec->text_lo >= sec->text_hi - sec->text_lo)
+		return NULL;
+	set = &t->memo[sfu_table_memo_hash(t, key) & ~(SFU_TABLE_MEMO_WAYS - 1)];
+	e0 = READ_ONCE(set[0]);
+	e1 = READ_ONCE(set[1]);
+	if (e0 >> SFU_TABLE_MEMO_KEY_SHIFT == key && (u32)e0 < t->nr_rules)
+		return &t->rules[(u32)e0];
+	if (e1 >> SFU_TABLE_MEMO_KEY_SHIFT == key && (u32)e1 < t->nr_rules)
+		return &t->rules[(u32)e1];
+	rule = sfu_table_find(sec, pc);
+	if (!rule || key > U32_MAX || (e0 && e1))
+		return rule;
+	WRITE_ONCE(set[e0 ? 1 : 0], key << SFU_TABLE_MEMO_KEY_SHIFT |
+				    (u32)(rule - t->rules));
+	return rule;
 }
 
 #endif /* _SFRAME_TABLE_H */

@@ -39,7 +39,9 @@
  * (asked for together before the search: a line or two), and it returns
  * the rule in place.  It writes nothing, so CPUs walking the same library
  * share its lines.  The functions themselves are not kept: their starts,
- * ends and repetitions are in the entries.
+ * ends and repetitions are in the entries.  A walk looks up its callers'
+ * return addresses through the memo (table.h), which remembers the rules
+ * of the first return addresses looked up, one word each, written once.
  *
  * Its answers are the section's own: the table is built with the same
  * decoder from the same descriptors, a function's entries end where the
@@ -738,6 +740,25 @@ static int sfu_table_widen(struct sfu_table *t)
 	return 0;
 }
 
+/*
+ * The memo, empty: one slot per 2^SFU_TABLE_MEMO_ROWS_SHIFT entries,
+ * within its bounds.  Return: 0 or -ENOMEM.
+ */
+static int sfu_table_memo(struct sfu_table *t)
+{
+	u32 bits = SFU_TABLE_MEMO_MIN_SHIFT;
+
+	while (bits < SFU_TABLE_MEMO_MAX_SHIFT &&
+	       t->nr_rows >> (bits + SFU_TABLE_MEMO_ROWS_SHIFT))
+		bits++;
+	t->memo = sfu_alloc_array(BIT(bits), sizeof(*t->memo));
+	if (!t->memo)
+		return -ENOMEM;
+	memset(t->memo, 0, BIT(bits) * sizeof(*t->memo));
+	t->memo_shift = SFU_TABLE_MEMO_KEY_SHIFT - bits;
+	return 0;
+}
+
 static void sfu_table_free(struct sfu_table *t)
 {
 	sfu_free(t->starts);
@@ -748,6 +769,7 @@ static void sfu_table_free(struct sfu_table *t)
 	sfu_free(t->spill);
 	sfu_free(t->spill_index);
 	sfu_free(t->wide);
+	sfu_free(t->memo);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -796,6 +818,8 @@ int sfu_table_build(struct sfu_section *sec)
 		ret = sfu_table_spill_index(t);
 	if (!ret)
 		ret = sfu_table_widen(t);
+	if (!ret)
+		ret = sfu_table_memo(t);
 	sfu_table_build_free(&b);
 	if (ret) {
 		sfu_table_free(t);
@@ -839,7 +863,8 @@ size_t sfu_table_bytes(const struct sfu_section *sec)
 	       (size_t)t->nr_rules * sizeof(*t->rules) +
 	       (size_t)t->nr_spill * sizeof(*t->spill) +
 	       (size_t)sfu_table_spill_slots(t) * sizeof(*t->spill_index) +
-	       (t->wide ? (size_t)t->nr_rows * sizeof(*t->wide) : 0);
+	       (t->wide ? (size_t)t->nr_rows * sizeof(*t->wide) : 0) +
+	       sfu_table_memo_slots(t) * sizeof(*t->memo);
 }
 
 /**

@@ -551,6 +551,8 @@ static int dump_memory(struct dump *d, u64 len)
 		 sizeof(*t->spill_index));
 	mem_line(&sum, "table-wide", t->wide ? t->nr_rows : 0,
 		 sizeof(*t->wide));
+	mem_line(&sum, "table-memo", sfu_table_memo_slots(t),
+		 sizeof(*t->memo));
 	printf("%-16s %10s   %3s %12" PRIu64 " %12" PRIu64 "\n", "total", "",
 	       "", sum.asked, sum.taken);
 	/* What the module charges for the section: the same arrays. */
@@ -565,7 +567,8 @@ static int dump_memory(struct dump *d, u64 len)
 
 /*
  * Whether the rule table answers as the lookup at @pc: both find a rule
- * or neither does, and the rules are the same.
+ * or neither does, and the rules are the same; and its memo of return
+ * addresses as its search, twice (filled, then found there).
  */
 static bool check_table_pc(struct dump *d, u64 pc)
 {
@@ -573,6 +576,9 @@ static bool check_table_pc(struct dump *d, u64 pc)
 	struct sfu_rule want;
 	int ret;
 
+	if (got != sfu_table_find_return(&d->sec, pc) ||
+	    got != sfu_table_find_return(&d->sec, pc))
+		return false;
 	memset(&want, 0, sizeof(want));
 	ret = sfu_find_rule(&d->sec, pc, &want);
 	if (ret || !got)

@@ -5,7 +5,9 @@
 # against a frame-pointer walk (bench/native.c).  bench/walk.c recurses
 # DEPTH frames deep (8, 32, 127) and its leaf replays walks over a copy of
 # its stack: the step of <sframe/step.h> with rules from the program's
-# rule table, as the module walks a file, and the frame-record step.
+# rule table, as the module walks a file (callers' rules through the
+# table's memo); the same with every rule searched, and with the rules
+# known beforehand (the step alone); and the frame-record step.
 # WALK is built with frame pointers and SFrame, so that both walks unwind
 # the same stack; NOFP without frame pointers, as the programs SFrame
 # serves are built, where the SFrame walk runs alone.  Per depth: the CPU
@@ -78,9 +80,11 @@ awk '{ sub(/.*depth=/, ""); sub(/ .*/, ""); printf " %8s", "depth " $0 }' "$tmp/
 printf ' %8s %10s\n' "/fp" "insn/frame"
 row "frame records, -fno-omit-fp" "$tmp/fp" fp "$walk" fp
 row "sframe, -fno-omit-fp" "$tmp/fp" sframe "$walk" sframe
-row "  its step alone (rule known)" "$tmp/fp" known "$walk" known
+row "  every rule searched (no memo)" "$tmp/fp" search "$walk" search
+row "  the step alone (rules known)" "$tmp/fp" known "$walk" known
 row "sframe, -fomit-fp" "$tmp/nofp" sframe "$nofp" sframe
-row "  its step alone (rule known)" "$tmp/nofp" known "$nofp" known
+row "  every rule searched (no memo)" "$tmp/nofp" search "$nofp" search
+row "  the step alone (rules known)" "$tmp/nofp" known "$nofp" known
 # The marginal time per frame, shallowest to deepest, of each walk.
 paste -d' ' "$tmp/fp" "$tmp/nofp" | awk '{
 	split("", v)

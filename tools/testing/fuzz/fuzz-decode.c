@@ -77,7 +77,9 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		memset(&a, 0, sizeof(a));
 		ra = sfu_find_rule(sec, pc, &a);
 		b = sfu_table_find(&t, pc);
-		if (!ra != !!b || (b && memcmp(&a, b, sizeof(a))))
+		if (b != sfu_table_find_return(&t, pc) ||
+		    b != sfu_table_find_return(&t, pc) ||
+		    !ra != !!b || (b && memcmp(&a, b, sizeof(a))))
 			fuzz_differ(sec, pc, ra, &a, b, sec->elems[0].abi);
 	}
 	sfu_section_destroy(&t);
