@@ -1,40 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The module's user stack walk on the host's CPU, against a frame-pointer
- * walk of the same stack: make bench's native walk table
- * (bench/bench_native.sh).
+ * walk of the same stack: make bench-native's table
+ * (tools/testing/checks/bench-native.sh).
  *
- *   walk_native native [REPS [DEPTH...]]
+ *   walk-native native [REPS [DEPTH...]]
  *
  * bench/walk.c, built with frame pointers and SFrame (-DWALK_NATIVE),
  * recurses DEPTH frames deep (8, 32 and 127 by default) through its cycle
  * of twelve functions with frames of twelve sizes; its leaf takes its PC,
  * SP and FP (native_leaf()) and calls native_replay(), which copies the
  * stack above SP, as perf copies a user stack, and walks the copy REPS
- * times (100000) in batches, each walk by:
+ * times (100000) in batches, each walk four ways:
  *
- *   sframe  the module's step (sfu_apply_rule(), <sframe/step.h>) with
- *           each frame's rule from the program's rule table
- *           (sfu_table_find()), built as the module builds a mapped
- *           file's (sfu_section_open(): validated, table only); the
- *           region held from frame to frame, as in the module's
- *           user-access window
- *   fp      the module's frame-record step (sfu_frame_record_step()), the
- *           walk the kernel makes for perf without the module
+ *   sframe  as the module walks a mapped file: the step
+ *           (sfu_apply_rule(), <sframe/step.h>) with each frame's rule
+ *           from the program's rule table, built as the module builds a
+ *           file's (sfu_section_open(): validated, table only), a
+ *           caller's through the table's memo (sfu_table_find_return()),
+ *           the region held from frame to frame as in the module's
+ *           user-access window.  The memo is filled by the first walk
+ *           and stays warm: the timed walks find their callers there.
+ *   search  the same with every rule searched (sfu_table_find())
+ *   known   the same step with each frame's rule known beforehand: the
+ *           step without the lookup
+ *   fp      the module's frame-record step (sfu_frame_record_step()), as
+ *           the kernel walks for perf without the module
  *
- * Both read the copy through the same bounds-checked load and stop at
- * the first return address outside the program's text (the C library
- * below main has neither SFrame nor frame pointers on Debian).  Both must
- * find the same frames, DEPTH + 1 of them (the cycle and main), or the
- * program fails.  Each depth prints
+ * All read the copy through the same bounds-checked load and stop at the
+ * first return address outside the program's text (the C library below
+ * main has neither SFrame nor frame pointers on Debian).  All must find
+ * the frames the sframe walk finds, DEPTH + 1 of them (the cycle and
+ * main), or the program fails.  Each depth prints
  *
- *   depth=D frames=F walks=W sframe_ns=X fp_ns=Y
+ *   depth=D frames=F walks=W sframe_ns=S search_ns=T known_ns=K fp_ns=P
  *
- * W the walks each way made in all, X and Y the median over the batches
- * of the CPU time (the thread's) per walk.  Built without frame pointers
- * (-fomit-frame-pointer -DNATIVE_NO_FP: walk-native-nofp), as the
- * programs SFrame is for are, the SFrame walk runs alone (no fp_ns).
- * Under callgrind, collect native_walk_fp or native_walk_sframe alone
+ * W the walks each way made in all (the batches' and the check's), the
+ * rest the median over the batches of the CPU time (the thread's) per
+ * walk.  Built without frame pointers (-fomit-frame-pointer
+ * -DNATIVE_NO_FP: walk-native-nofp), as the programs SFrame is for are,
+ * there is no fp walk.  Under callgrind, collect native_walk_WAY alone
  * (--toggle-collect) to count each walk's instructions.
  */
 #define _GNU_SOURCE
@@ -146,7 +151,7 @@ native_rule(const struct sfu_ustate *st, unsigned int nr, enum native_how how)
 	if (how == NATIVE_BY_KNOWN)
 		return known[nr];
 	if (how == NATIVE_BY_MEMO && !st->exact)
-		return sfu_table_find_return(&prog.sec, pc);
+		return sfu_table_find_return(&prog.sec, pc, nr);
 	return sfu_table_find(&prog.sec, pc);
 }
 
@@ -278,7 +283,8 @@ static int native_check(const struct native_regs *r, unsigned int *frames)
 
 	for (i = 0; i < n; i++)
 		known[i] = sfu_table_find(&prog.sec, want[i] - !!i - prog.bias);
-	for (w = 0; w < NATIVE_WALKS; w++) {
+	/* The sframe walk, the first, made the frames the others must find. */
+	for (w = 1; w < NATIVE_WALKS; w++) {
 		i = walks[w].walk(r, got);
 		if (n == depth_now + 1 && i == n &&
 		    !memcmp(got, want, n * sizeof(*got)))

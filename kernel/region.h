@@ -114,13 +114,15 @@ sfu_region_table_find(const struct sfu_region *r, unsigned long pc)
  *	region's rule table, through the table's memo
  * @r: the region; its section has a table (@r->sec->table)
  * @pc: the address, in the region's process: a caller's PC less one
+ * @salt: as sfu_table_find_return()'s
  *
  * Return: as sfu_table_find_return().
  */
 static __always_inline const struct sfu_rule *
-sfu_region_table_find_return(const struct sfu_region *r, unsigned long pc)
+sfu_region_table_find_return(const struct sfu_region *r, unsigned long pc,
+			     u32 salt)
 {
-	return sfu_table_find_return(r->sec, pc - r->sec_delta);
+	return sfu_table_find_return(r->sec, pc - r->sec_delta, salt);
 }
 
 /* Where @r's section is, in its process (if it is read there). */

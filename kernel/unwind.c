@@ -39,6 +39,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/highmem.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/nospec.h>
@@ -376,16 +377,18 @@ sfu_walk_region(struct sfu_walk *w, unsigned long pc)
 }
 
 /*
- * The rule of frame @st at @pc from @r's rule table: a caller's through
- * the table's memo of return addresses (sfu_table_find_return()).
+ * The rule of @w's frame at @pc from @r's rule table: a caller's through
+ * the table's memo of return addresses (sfu_table_find_return()), whose
+ * full sets the jiffies and the frame's depth pick the lookups to renew.
  */
 static __always_inline const struct sfu_rule *
-sfu_table_rule(const struct sfu_region *r, const struct sfu_ustate *st,
+sfu_table_rule(const struct sfu_walk *w, const struct sfu_region *r,
 	       unsigned long pc)
 {
-	if (st->exact)
+	if (w->st.exact)
 		return sfu_region_table_find(r, pc);
-	return sfu_region_table_find_return(r, pc);
+	return sfu_region_table_find_return(r, pc,
+					    (u32)jiffies + w->res->nr);
 }
 
 /*
@@ -404,7 +407,7 @@ static __always_inline int sfu_frame_rule(struct sfu_walk *w,
 	if (!r)
 		return -ENOENT;
 	if (r->sec->table) {
-		*rule = sfu_table_rule(r, st, pc);
+		*rule = sfu_table_rule(w, r, pc);
 		return *rule ? 0 : -ENOENT;
 	}
 	ret = sfu_find_rule_budget(r->sec, pc, &w->scratch,
@@ -469,7 +472,7 @@ sfu_window_rule(const struct sfu_walk *w)
 
 	if (!sfu_region_has(r, pc) || !r->sec->table)
 		return NULL;
-	return sfu_table_rule(r, &w->st, pc);
+	return sfu_table_rule(w, r, pc);
 }
 
 /*

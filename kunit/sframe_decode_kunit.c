@@ -794,16 +794,28 @@ static u32 sfu_memo_set(const struct sfu_section *sec, u64 pc)
 	       ~(SFU_TABLE_MEMO_WAYS - 1);
 }
 
+/* Whether slot @slot of @sec's memo holds @pc and its rule. */
+static bool sfu_memo_holds(const struct sfu_section *sec, u32 slot, u64 pc)
+{
+	u64 e = sec->table->memo[slot];
+
+	return e >> SFU_TABLE_MEMO_KEY_SHIFT == pc - sec->text_lo + 1 &&
+	       &sec->table->rules[(u32)e] == sfu_table_find(sec, pc);
+}
+
 /*
  * The memo of return addresses: the first addresses of a set looked up
  * fill its slots, which then answer them; one more of the set is still
- * answered (by the search) and changes nothing; outside the text nothing
- * is found or remembered.
+ * answered (by the search) and changes nothing, unless its salt picks it
+ * to renew the set, when it takes the slot the salt names; outside the
+ * text nothing is found or remembered.
  */
 static void sfu_test_table_memo(struct kunit *test)
 {
+	const u32 renew = SFU_TABLE_MEMO_RENEW - 1;
 	const struct sfu_case *c = test->param_value;
 	u64 pcs[SFU_TABLE_MEMO_WAYS + 1], pc;
+	const struct sfu_rule *found;
 	const struct sfu_table *t;
 	struct sfu_section sec;
 	u32 set, i, n = 0;
@@ -815,8 +827,10 @@ static void sfu_test_table_memo(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sfu_table_build(&sec), 0);
 	t = sec.table;
 	KUNIT_EXPECT_EQ(test, sfu_memo_used(t), 0);
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find_return(&sec, sec.text_lo - 1));
-	KUNIT_EXPECT_TRUE(test, !sfu_table_find_return(&sec, sec.text_hi));
+	KUNIT_EXPECT_TRUE(test,
+			  !sfu_table_find_return(&sec, sec.text_lo - 1, renew));
+	KUNIT_EXPECT_TRUE(test,
+			  !sfu_table_find_return(&sec, sec.text_hi, renew));
 	KUNIT_EXPECT_EQ(test, sfu_memo_used(t), 0);
 	set = sfu_memo_set(&sec, sec.text_lo);
 	for (pc = sec.text_lo; pc < sec.text_hi && n < ARRAY_SIZE(pcs); pc++)
@@ -824,18 +838,22 @@ static void sfu_test_table_memo(struct kunit *test)
 			pcs[n++] = pc;
 	KUNIT_ASSERT_EQ(test, n, ARRAY_SIZE(pcs));
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_TRUE(test, sfu_table_find_return(&sec, pcs[i]) ==
+		KUNIT_EXPECT_TRUE(test, sfu_table_find_return(&sec, pcs[i], 0) ==
 					sfu_table_find(&sec, pcs[i]));
 		KUNIT_EXPECT_EQ(test, sfu_memo_used(t),
 				i < SFU_TABLE_MEMO_WAYS ? i + 1 :
 				SFU_TABLE_MEMO_WAYS);
 	}
-	for (i = 0; i < SFU_TABLE_MEMO_WAYS; i++) {
-		KUNIT_EXPECT_EQ(test, t->memo[set + i] >> SFU_TABLE_MEMO_KEY_SHIFT,
-				pcs[i] - sec.text_lo + 1);
-		KUNIT_EXPECT_TRUE(test, &t->rules[(u32)t->memo[set + i]] ==
-					sfu_table_find(&sec, pcs[i]));
-	}
+	for (i = 0; i < SFU_TABLE_MEMO_WAYS; i++)
+		KUNIT_EXPECT_TRUE(test, sfu_memo_holds(&sec, set + i, pcs[i]));
+	/* A salt that renews, naming the second slot. */
+	found = sfu_table_find_return(&sec, pcs[2],
+				      renew + SFU_TABLE_MEMO_RENEW);
+	KUNIT_EXPECT_TRUE(test, found == sfu_table_find(&sec, pcs[2]));
+	KUNIT_EXPECT_TRUE(test, sfu_memo_holds(&sec, set, pcs[0]));
+	KUNIT_EXPECT_TRUE(test, sfu_memo_holds(&sec, set + 1, pcs[2]));
+	KUNIT_EXPECT_TRUE(test, sfu_table_find_return(&sec, pcs[1], 0) ==
+				sfu_table_find(&sec, pcs[1]));
 	sfu_section_destroy(&sec);
 }
 

@@ -546,8 +546,8 @@ s32 sfu_test_fp_slot(u8 abi)
  * @pc: the address
  *
  * The table is asked three times: by its search, and twice through its
- * memo of return addresses (the first may fill a slot, the second may
- * find it there).
+ * memo of return addresses (the first may fill a slot, or write over one
+ * of a full set; the second may find it there).
  *
  * Return: true if one finds a rule and the other does not, or if their
  * rules (the structure or its text) differ.
@@ -563,8 +563,8 @@ bool sfu_test_table_differs(struct sfu_section *plain,
 	memset(&a, 0, sizeof(a));
 	ra = sfu_find_rule(plain, pc, &a);
 	b = sfu_table_find(tabled, pc);
-	if (b != sfu_table_find_return(tabled, pc) ||
-	    b != sfu_table_find_return(tabled, pc))
+	if (b != sfu_table_find_return(tabled, pc, SFU_TABLE_MEMO_RENEW - 1) ||
+	    b != sfu_table_find_return(tabled, pc, 0))
 		return true;
 	if (!ra != !!b)
 		return true;

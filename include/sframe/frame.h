@@ -64,7 +64,8 @@ struct sfu_ustate {
 };
 
 /* End the walk at @st for @why; returns false, as a failed step does. */
-static inline bool sfu_stop(struct sfu_ustate *st, enum sfu_stop why)
+static __always_inline bool sfu_stop(struct sfu_ustate *st,
+				     enum sfu_stop why)
 {
 	st->stop = why;
 	return false;

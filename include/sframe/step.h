@@ -9,12 +9,14 @@
  *
  *   sfu_read_pair(st, a, ra, b, rb, win)
  *	replace *a by the word at address *a if ra, and *b by the word at
- *	*b if rb; true, or false with st->stop set; win: inside the walk's
- *	user-access window (no call, no fault)
+ *	*b if rb; true, or false with st->stop set; with win, inside the
+ *	walk's user-access window: always inline, no call and no fault
+ *	(it stops with SFU_STOP_OUTSIDE instead)
  *   sfu_arch_reg(st, reg, val)
- *	the value of DWARF register reg in the frame, other than SP and FP
+ *	the value of DWARF register reg in the frame (st is const), other
+ *	than SP and FP; called only outside the window
  *   sfu_arch_strip_ra(ra, mangled)
- *	a return address as the code it returns to
+ *	a return address as the code it returns to; always inline
  *   SFU_ARCH_SP_REG, SFU_ARCH_FP_REG, SFU_ARCH_RECORD_ANYWHERE,
  *   TASK_SIZE_MAX
  *	the architecture's stack and frame pointers' DWARF numbers, whether
@@ -22,7 +24,8 @@
  *	addresses
  *
  * so that the reads inline into the step: a walk in the kernel's
- * user-access window makes no call.  Every function returns true when it
+ * user-access window makes no call.  The rest (IS_ALIGNED(), likely(),
+ * __always_inline) comes from <sframe/env.h>.  Every function returns true when it
  * moved @st to the caller's frame (or did its part of that), or false
  * with the reason the walk stops in @st->stop; @st changes only if the
  * step is taken.

@@ -48,13 +48,15 @@
  * callers return to the same call sites, and a remembered rule is one
  * load away where the search is a chain of them, on the path from each
  * frame to the next.  A slot, chosen by a hash of the address, holds
- * the address's offset from text_lo plus one (0: empty) above its rule's
- * number, in one word read and written whole; two neighbouring slots
- * (a set, in one line) take the addresses of one hash.  The first lookup
- * that misses a set with an empty slot fills it, and a slot never
- * changes after: CPUs walking the same code share its lines, and only
- * first walks write.
- * One slot per 2^SFU_TABLE_MEMO_ROWS_SHIFT entries, within the bounds.
+ * the address's offset from text_lo plus one (the key; 0: empty) above
+ * its rule's number, in one word read and written whole; two
+ * neighbouring slots (a set, in one line) take the addresses of one
+ * hash.  A lookup that misses a set with an empty slot fills it; a full
+ * set is written over by one miss in SFU_TABLE_MEMO_RENEW, so that call
+ * sites that come later, or a memo filled by one process's made-up
+ * stacks, get slots in time, while CPUs walking the same code mostly
+ * share its lines unwritten.  A power of two of slots between one per
+ * 2^SFU_TABLE_MEMO_ROWS_SHIFT entries and twice that, within the bounds.
  */
 #define SFU_TABLE_MEMO_MIN_SHIFT	6
 #define SFU_TABLE_MEMO_MAX_SHIFT	10
@@ -63,6 +65,7 @@
 #define SFU_TABLE_MEMO_KEY_SHIFT	32
 #define SFU_TABLE_MEMO_WAYS		2
 #define SFU_TABLE_MEMO_FOLD		6
+#define SFU_TABLE_MEMO_RENEW		1024
 
 /* An entry whose rule has no code of its own, by its position. */
 struct sfu_table_spill {
@@ -298,25 +301,47 @@ static __always_inline u32 sfu_table_memo_hash(const struct sfu_table *t,
 		SFU_TABLE_MEMO_MUL) >> t->memo_shift;
 }
 
+/*
+ * The slot of @set a lookup that missed it writes, or -1: an empty one,
+ * or if both are taken, one of them when @salt says so.
+ */
+static __always_inline int sfu_table_memo_way(u64 e0, u64 e1, u32 salt)
+{
+	if (!e0)
+		return 0;
+	if (!e1)
+		return 1;
+	if (salt % SFU_TABLE_MEMO_RENEW != SFU_TABLE_MEMO_RENEW - 1)
+		return -1;
+	return (salt / SFU_TABLE_MEMO_RENEW) & 1;
+}
+
 /**
  * sfu_table_find_return() - the rule at a return address, remembered
  * @sec: a section with a rule table (@sec->table)
  * @pc: the address: a caller's PC less one, in the call
+ * @salt: a number that varies from lookup to lookup (the walker's: the
+ *	jiffies and the frame's depth), which picks the lookups that renew
+ *	a full set; 0 renews none
  *
  * sfu_table_find() through the table's memo: a lookup that misses it
- * searches, and fills the slot if it was empty.  Any context: a slot is
- * one word, written at most once; what it says was found by the search.
+ * searches, and writes its answer to an empty slot of its set, or, once
+ * in SFU_TABLE_MEMO_RENEW of the misses @salt picks, over one of the two.
+ * Any context: a slot is one word, read and written whole, and what it
+ * says was found by the search.
  *
  * Return: as sfu_table_find().
  */
 static __always_inline const struct sfu_rule *
-sfu_table_find_return(const struct sfu_section *sec, u64 pc)
+sfu_table_find_return(const struct sfu_section *sec, u64 pc, u32 salt)
 {
 	const struct sfu_table *t = sec->table;
 	u64 key = pc - sec->text_lo + 1, e0, e1;
 	const struct sfu_rule *rule;
 	u64 *set;
+	int way;
 
+	static_assert(sizeof(long) == sizeof(u64), "a slot is read whole");
 	/* Keys are 1 to the text's size: 0, an empty slot's, is not one. */
 	if (pc - sec->text_lo >= sec->text_hi - sec->text_lo)
 		return NULL;
@@ -328,10 +353,12 @@ sfu_table_find_return(const struct sfu_section *sec, u64 pc)
 	if (e1 >> SFU_TABLE_MEMO_KEY_SHIFT == key && (u32)e1 < t->nr_rules)
 		return &t->rules[(u32)e1];
 	rule = sfu_table_find(sec, pc);
-	if (!rule || key > U32_MAX || (e0 && e1))
+	if (!rule || key > U32_MAX)
 		return rule;
-	WRITE_ONCE(set[e0 ? 1 : 0], key << SFU_TABLE_MEMO_KEY_SHIFT |
-				    (u32)(rule - t->rules));
+	way = sfu_table_memo_way(e0, e1, salt);
+	if (way >= 0)
+		WRITE_ONCE(set[way], key << SFU_TABLE_MEMO_KEY_SHIFT |
+				     (u32)(rule - t->rules));
 	return rule;
 }
 

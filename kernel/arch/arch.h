@@ -114,7 +114,8 @@ bool sfu_arch_reg(const struct sfu_ustate *st, u16 dwarf_reg,
  * authentication code whenever the bits could hold one (unsigned return
  * addresses have none there); elsewhere they are stored as they are.
  */
-static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
+static __always_inline unsigned long sfu_arch_strip_ra(unsigned long ra,
+						       bool mangled)
 {
 #ifdef CONFIG_ARM64
 	return ra & ~ptrauth_user_pac_mask();

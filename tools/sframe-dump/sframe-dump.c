@@ -568,7 +568,8 @@ static int dump_memory(struct dump *d, u64 len)
 /*
  * Whether the rule table answers as the lookup at @pc: both find a rule
  * or neither does, and the rules are the same; and its memo of return
- * addresses as its search, twice (filled, then found there).
+ * addresses as its search, twice (filled or written over, then found
+ * there).
  */
 static bool check_table_pc(struct dump *d, u64 pc)
 {
@@ -576,8 +577,9 @@ static bool check_table_pc(struct dump *d, u64 pc)
 	struct sfu_rule want;
 	int ret;
 
-	if (got != sfu_table_find_return(&d->sec, pc) ||
-	    got != sfu_table_find_return(&d->sec, pc))
+	if (got != sfu_table_find_return(&d->sec, pc,
+					 SFU_TABLE_MEMO_RENEW - 1) ||
+	    got != sfu_table_find_return(&d->sec, pc, 0))
 		return false;
 	memset(&want, 0, sizeof(want));
 	ret = sfu_find_rule(&d->sec, pc, &want);

@@ -77,8 +77,9 @@ static void fuzz_table(struct sfu_section *sec, const uint8_t *data,
 		memset(&a, 0, sizeof(a));
 		ra = sfu_find_rule(sec, pc, &a);
 		b = sfu_table_find(&t, pc);
-		if (b != sfu_table_find_return(&t, pc) ||
-		    b != sfu_table_find_return(&t, pc) ||
+		if (b != sfu_table_find_return(&t, pc,
+					       SFU_TABLE_MEMO_RENEW - 1) ||
+		    b != sfu_table_find_return(&t, pc, 0) ||
 		    !ra != !!b || (b && memcmp(&a, b, sizeof(a))))
 			fuzz_differ(sec, pc, ra, &a, b, sec->elems[0].abi);
 	}
