@@ -341,10 +341,14 @@ sfu_table_find_return(const struct sfu_section *sec, u64 pc, u32 salt)
 	u64 *set;
 	int way;
 
-	static_assert(sizeof(long) == sizeof(u64), "a slot is read whole");
-	/* Keys are 1 to the text's size: 0, an empty slot's, is not one. */
-	if (pc - sec->text_lo >= sec->text_hi - sec->text_lo)
-		return NULL;
+	/*
+	 * Keys are 1 to the text's size: 0, an empty slot's, is not one.  A
+	 * slot must be read whole: where a word is shorter (a 32-bit build
+	 * of the library; the module is 64-bit only), the search alone.
+	 */
+	if (sizeof(long) < sizeof(u64) ||
+	    pc - sec->text_lo >= sec->text_hi - sec->text_lo)
+		return sfu_table_find(sec, pc);
 	set = &t->memo[sfu_table_memo_hash(t, key) & ~(SFU_TABLE_MEMO_WAYS - 1)];
 	e0 = READ_ONCE(set[0]);
 	e1 = READ_ONCE(set[1]);
