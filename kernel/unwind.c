@@ -69,7 +69,6 @@
  */
 #define SFU_WALK_READS_PER_FRAME	32
 
-
 unsigned int sfu_max_depth = SFU_DEF_MAX_DEPTH;
 
 static int sfu_set_max_depth(const char *val, const struct kernel_param *kp)
