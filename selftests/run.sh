@@ -6,7 +6,10 @@
 # 0 (pass), 4 (skip: it printed why) or anything else (fail); its own output
 # is indented with "# ".  Each test gets at most $SFU_TEST_TIMEOUT seconds
 # (default: settings' timeout=), or the seconds its list line names after
-# it ("NAME SECONDS", from selftests/Makefile's timeouts).
+# it ("NAME SECONDS", from selftests/Makefile's timeouts).  Each runs in a
+# session of its own: when one runs out of time, whatever it started
+# (a daemon, a perf record) is killed with it, and cannot hold the
+# module or the files of the tests after it.
 KSFT_SKIP=4
 cd /selftests || exit 1
 timeout_s=${SFU_TEST_TIMEOUT:-$(sed -n 's/^timeout=//p' settings)}
@@ -21,8 +24,14 @@ while read -r t secs; do
 	i=$((i + 1))
 	limit=${secs:-$timeout_s}
 	echo "# selftests: sframe: $t"
-	timeout "$limit" "./$t" > /tmp/out.$i 2>&1
+	# shellcheck disable=SC2016  # the inner shell's $$
+	timeout "$limit" setsid sh -c 'echo $$ > "$0"; exec "$1"' \
+		"/tmp/sid.$i" "./$t" > /tmp/out.$i 2>&1
 	rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 143 ]; then
+		kill -KILL -- "-$(cat "/tmp/sid.$i")" 2> /dev/null
+		sleep 1
+	fi
 	sed 's/^/# /' /tmp/out.$i
 	if [ "$rc" -eq 0 ]; then
 		echo "ok $i selftests: sframe: $t"

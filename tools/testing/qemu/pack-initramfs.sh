@@ -21,10 +21,11 @@
 # The guest's /init is guest-init, with a static busybox, the programs and
 # scripts of selftests/Makefile as /selftests (with the list and timeouts
 # the Makefile names, doubled on arm64 and s390x), the test corpus as
-# /corpus, the dynamic loader and libc the programs need, and STRESS_*
-# and BENCH_* from the environment in /selftests/stress.env and
-# bench.env.  A test not in selftests/ is taken from bench/, scripts/demo/
-# or tools/testing/qemu/ (the harness's own tests).
+# /corpus, the dynamic loader and libc the programs need, and STRESS_*,
+# BENCH_* and SOAK_* from the environment in /selftests/stress.env,
+# bench.env and soak.env.  A test out of the Makefile's list is taken
+# from selftests/ (make soak's), bench/, scripts/demo/ or
+# tools/testing/qemu/ (the harness's own tests).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -70,7 +71,7 @@ install -m 755 "$("$root/scripts/fetch-busybox.sh" "$arch" 2> /dev/null)" \
 for a in sh ash mount umount insmod rmmod lsmod modinfo cat echo grep sed \
 	 awk dmesg poweroff sleep tee ls mkdir sync uname wc head tail cut \
 	 tr find xargs test [ printf seq expr rm cp chroot timeout kill id \
-	 sort uniq diff cmp od true false env basename dirname mknod mv; do
+	 sort uniq diff cmp od true false env basename dirname mknod mv setsid; do
 	ln -sf busybox "$r/bin/$a"
 done
 install -m 755 "$here/guest-init" "$r/init"
@@ -87,7 +88,8 @@ if [ -d "$out/selftests/corpus" ]; then
 		-exec cp -t "$r/corpus/" {} +
 fi
 for t in $tests; do
-	for d in "$root/bench" "$root/scripts/demo" "$here"; do
+	for d in "$root/selftests" "$root/bench" "$root/scripts/demo" \
+		 "$here"; do
 		[ -f "$r/selftests/$t" ] || [ ! -f "$d/$t" ] ||
 			install -m 755 "$d/$t" "$r/selftests/$t"
 	done
@@ -103,10 +105,12 @@ if [ "$arch" != x86_64 ]; then
 	    > "$r/selftests/list.scaled"
 	mv "$r/selftests/list.scaled" "$r/selftests/list"
 fi
-touch "$r/selftests/stress.env" "$r/selftests/bench.env"
+touch "$r/selftests/stress.env" "$r/selftests/bench.env" \
+	"$r/selftests/soak.env"
 for v in STRESS_SECONDS STRESS_HZ STRESS_RMMOD_SECONDS BENCH_ROUNDS \
 	 BENCH_EXEC BENCH_DLOPEN BENCH_WALK_SECONDS BENCH_WALK_HZ \
-	 BENCH_WALK_DEPTHS; do
+	 BENCH_WALK_DEPTHS BENCH_BUILD_ROUNDS BENCH_BUILD_COPIES \
+	 BENCH_BUILD_HZ SOAK_SECONDS; do
 	f=${v%%_*}
 	[ -z "${!v:-}" ] || echo "$v=${!v}" >> "$r/selftests/${f,,}.env"
 done
