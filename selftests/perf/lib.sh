@@ -53,83 +53,13 @@ wait_log() {
 }
 
 # share RUN [COMM]: "reaching total" over the samples of RUN whose
-# command is COMM (default python3), not counting those of the program's
-# start, which cannot reach main yet: those of a process that has not yet
-# run an instruction outside the dynamic linker (exec, ld.so loading and
-# relocating the libraries: told by the file, since the root's ld.so
-# need not have symbols, Debian 13's has none), stacks through execve or
-# ld.so's _dl_start, and those taken while the module registers the
-# mappings of exec (in its task work, with at most the entry point as
-# user stack: a registered process past its start has more).  Under
-# TCG, with the files read over 9p, that registration can take half a
-# second of s390x's runs, and the module's first-mapping wait lengthens
-# ld.so's part.  A sample with no user frame at all cannot tell: it is
-# the start's if its process is later seen past it, and counted (as not
-# reaching main) if it never is, as on a kernel that gives no user stack
-# without the module (s390x 6.1) for a program that has no SFrame.
+# command is COMM (default python3), those of the program's start not
+# counted (root_share.awk says which).  Under TCG, with the files read
+# over 9p, exec's registration can take half a second of s390x's runs,
+# and the module's first-mapping wait lengthens ld.so's part.
 share() {
 	in_host perf script -i "/tmp/perf.$1.data" -F comm,pid,ip,sym,dso 2> /dev/null |
-	awk -v want="^${2:-python3}" '
-		/^[^ \t]/ {
-			if (n) done()
-			n = 0; u = 0; s = ""; inner = ""; reach = 0
-			comm = $1; pid = $2
-			next
-		}
-		/^[ \t]*$/ { if (n) done(); n = 0; next }
-		{
-			n++
-			if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/)
-				reach = 1
-			# User frames: in a file, [unknown] or [vdso]; those of
-			# the kernel and modules are in "([kernel.kallsyms])",
-			# "([name])".
-			if ($NF !~ /^\(\[[A-Za-z0-9_.]+\]\)$/ || $NF ~ /^\(\[(unknown|vdso|vsyscall)\]\)$/) {
-				if (!u++)
-					inner = $NF
-			}
-			s = s " " $2
-		}
-		# started(): the sample is past the start of its process, the
-		# first one whose pc is in a file other than the dynamic linker.
-		function started() {
-			if (ran[pid])
-				return 1
-			if (inner == "" || inner ~ /^\(\[/ ||
-			    inner ~ /\/(ld-linux[-a-z0-9_]*|ld64)\.so\.[0-9]+\)$/)
-				return 0
-			ran[pid] = 1
-			return 1
-		}
-		function done() {
-			if (comm !~ want)
-				return
-			if (!started() && !u && !reach && s !~ /execve|_dl_start/) {
-				unknown[pid]++
-				return
-			}
-			if (!started() || (!reach && (s ~ /execve|_dl_start/ ||
-				       (u <= 1 && s ~ / sfu_twork_run /)))) {
-				start++
-				return
-			}
-			total++
-			good += reach
-			if (!reach && shown++ < 2)
-				print "# incomplete:" s > "/dev/stderr"
-		}
-		END {
-			if (n) done()
-			for (p in unknown) {
-				if (ran[p])
-					start += unknown[p]
-				else
-					total += unknown[p]
-			}
-			if (start)
-				printf "# %d samples of the start not counted\n", start > "/dev/stderr"
-			printf "%d %d\n", good, total
-		}'
+		awk -v want="^${2:-python3}" -f /selftests/perf/root_share.awk
 }
 
 # record_prog RUN COMM CMD...: perf record -g of CMD in the chroot, to
