@@ -40,7 +40,8 @@
 # STRESS_HZ their sampling rate (4000) and STRESS_RMMOD_SECONDS the
 # bound on each rmmod (30); they are passed to the guest, as are the
 # benchmarks' BENCH_ROUNDS, BENCH_EXEC, BENCH_DLOPEN, BENCH_WALK_SECONDS,
-# BENCH_WALK_HZ and BENCH_WALK_DEPTHS (e.g. BENCH_ROUNDS=11 make bench).
+# BENCH_WALK_HZ, BENCH_WALK_DEPTHS, BENCH_BUILD_ROUNDS, BENCH_BUILD_COPIES
+# and BENCH_BUILD_HZ (e.g. BENCH_ROUNDS=11 make bench).
 #
 # The module and the test modules are built for ARCH against the kernel's
 # own headers; pack-initramfs.sh packs them, the programs and scripts of
@@ -90,8 +91,8 @@ while [ $# -gt 0 ]; do
 	--skip) skip=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--hang) hang=1; shift ;;
-	--out) out=$2; shift 2 ;;
-	--extra) extra=$2; shift 2 ;;
+	--out) out=$(realpath -m "$2"); shift 2 ;;
+	--extra) extra=$(realpath -m "$2"); shift 2 ;;
 	--no-hostfs) hostfs=""; shift ;;
 	--stalls-ok) stalls_ok=1; shift ;;
 	--module) module=$(realpath "$2"); shift 2 ;;
