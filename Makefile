@@ -191,15 +191,31 @@ $(O)/bench-lookup: bench/lookup.c kunit/sframe_test_sections.c \
 # walks unwind the same stack, and without frame pointers, as the
 # programs SFrame serves are built; x86-64 hosts only.
 NATIVE_SRCS	:= bench/walk.c bench/native.c
-$(O)/walk-native: $(NATIVE_SRCS) bench/native.h $(DECODER_SRCS) \
-		  $(SFRAME_HDRS) | $(O)
+$(O)/walk-native: $(NATIVE_SRCS) bench/native.h bench/copy-step.h \
+		  $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -DWALK_NATIVE -fno-omit-frame-pointer \
 		-Wa,--gsframe -o $@ $(NATIVE_SRCS) $(DECODER_SRCS) -ldl
-$(O)/walk-native-nofp: $(NATIVE_SRCS) bench/native.h $(DECODER_SRCS) \
-		       $(SFRAME_HDRS) | $(O)
+$(O)/walk-native-nofp: $(NATIVE_SRCS) bench/native.h bench/copy-step.h \
+		       $(DECODER_SRCS) $(SFRAME_HDRS) | $(O)
 	$(CC) $(HOSTCFLAGS) -DWALK_NATIVE -DNATIVE_NO_FP \
 		-fomit-frame-pointer -Wa,--gsframe -o $@ $(NATIVE_SRCS) \
 		$(DECODER_SRCS) -ldl
+
+# Real programs' stacks replayed (bench/replay.c): the walk's step over
+# perf's stack copies, with the tables the module would hold; the
+# program replayed both ways is sframe-gen, built with and without frame
+# pointers.
+$(O)/replay-native: bench/replay.c bench/copy-step.h $(GEN_LIB_SRCS) \
+		    $(GEN_HDRS) $(DECODER_SRCS) $(ENCODER_SRCS) \
+		    $(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) -o $@ bench/replay.c $(GEN_LIB_SRCS) \
+		$(ENCODER_SRCS) $(DECODER_SRCS)
+$(O)/gen-fp $(O)/gen-nofp: $(O)/gen-%: $(GEN_SRCS) $(GEN_HDRS) \
+				$(DECODER_SRCS) $(ENCODER_SRCS) \
+				$(SFRAME_HDRS) | $(O)
+	$(CC) $(HOSTCFLAGS) \
+		$(if $(filter fp,$*),-fno-omit-frame-pointer,-fomit-frame-pointer) \
+		-o $@ $(GEN_SRCS) $(ENCODER_SRCS) $(DECODER_SRCS)
 
 module modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -292,9 +308,11 @@ bench-host: $(O)/bench-lookup bench-native
 	tools/testing/checks/bench-host.sh $(O)/bench-lookup
 
 bench-native: $(if $(filter x86_64,$(shell uname -m)),$(O)/walk-native \
-		$(O)/walk-native-nofp)
+		$(O)/walk-native-nofp $(O)/replay-native $(O)/gen-fp \
+		$(O)/gen-nofp)
 	tools/testing/checks/bench-native.sh $(O)/walk-native \
-		$(O)/walk-native-nofp
+		$(O)/walk-native-nofp $(O)/replay-native $(O)/gen-fp \
+		$(O)/gen-nofp
 
 style:
 	scripts/checkpatch.sh

@@ -49,17 +49,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <sframe/frame.h>
 #include <sframe/table.h>
 
 #include "native.h"
 
-/* The walker's primitives for the step (<sframe/step.h>), x86-64 only. */
-#define SFU_ARCH_SP_REG			SFRAME_AMD64_DWARF_SP
-#define SFU_ARCH_FP_REG			SFRAME_AMD64_DWARF_FP
-#define SFU_ARCH_RECORD_ANYWHERE	false
-#define TASK_SIZE_MAX			((1UL << 47) - 4096)
-#define NATIVE_RECORD			(2 * sizeof(unsigned long))
+#include "copy-step.h"
 
 #define NATIVE_REPS		100000
 #define NATIVE_BATCHES		11
@@ -74,48 +68,7 @@ static struct {
 	struct sfu_section sec;
 } prog;
 
-/* The copy of the stack the walks read, and the address it was at. */
-static struct {
-	const unsigned char *bytes;
-	unsigned long lo;
-	unsigned long len;
-} stack;
-
 static unsigned long reps = NATIVE_REPS;
-
-/* Load the word at stack address *@p into *@p, if it is in the copy. */
-static inline __attribute__((always_inline)) bool native_load(unsigned long *p)
-{
-	unsigned long off = *p - stack.lo;
-
-	if (off > stack.len - sizeof(long))
-		return false;
-	memcpy(p, stack.bytes + off, sizeof(long));
-	return true;
-}
-
-static inline __attribute__((always_inline)) bool
-sfu_read_pair(struct sfu_ustate *st, unsigned long *a, bool ra,
-	      unsigned long *b, bool rb, bool win)
-{
-	if ((ra && !native_load(a)) || (rb && !native_load(b)))
-		return sfu_stop(st, SFU_STOP_FAULT);
-	return true;
-}
-
-/* Frame 0's other registers are not taken: no rule of the cycle needs one. */
-static inline bool sfu_arch_reg(const struct sfu_ustate *st, u16 reg,
-				unsigned long *val)
-{
-	return false;
-}
-
-static inline unsigned long sfu_arch_strip_ra(unsigned long ra, bool mangled)
-{
-	return ra;
-}
-
-#include <sframe/step.h>
 
 static inline bool native_in_text(unsigned long pc)
 {
@@ -162,7 +115,7 @@ native_step(struct sfu_ustate *st, unsigned int nr, enum native_how how)
 	const struct sfu_rule *rule;
 
 	if (how == NATIVE_BY_RECORD)
-		return sfu_frame_record_step(st, NATIVE_RECORD);
+		return sfu_frame_record_step(st, COPY_RECORD);
 	rule = native_rule(st, nr, how);
 	return rule && !(rule->flags & SFU_RULE_SIGNAL) &&
 	       sfu_apply_rule(st, rule, true);
@@ -259,13 +212,13 @@ static int native_copy_stack(const struct native_regs *r, unsigned long top)
 {
 	unsigned char *copy;
 
-	stack.lo = r->sp;
-	stack.len = top - r->sp;
-	copy = malloc(stack.len);
+	copy_stack.lo = r->sp;
+	copy_stack.len = top - r->sp;
+	copy = malloc(copy_stack.len);
 	if (!copy)
 		return -1;
-	memcpy(copy, (const void *)r->sp, stack.len);
-	stack.bytes = copy;
+	memcpy(copy, (const void *)r->sp, copy_stack.len);
+	copy_stack.bytes = copy;
 	return 0;
 }
 
@@ -317,7 +270,7 @@ unsigned long native_replay(const struct native_regs *r)
 		printf(" %s_ns=%.1f", walks[w].name,
 		       native_median(ns[w], NATIVE_BATCHES));
 	printf("\n");
-	free((void *)stack.bytes);
+	free((void *)copy_stack.bytes);
 	return frames;
 }
 

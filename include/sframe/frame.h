@@ -2,7 +2,7 @@
 /*
  * The frame a user stack walk is at, and why a walk stops: the state the
  * step (<sframe/step.h>) moves from a frame to its caller, in the module's
- * walker and in the host's replay of it (bench/native.c).
+ * walker and in the host's replays of it (bench/copy-step.h).
  */
 #ifndef _SFRAME_FRAME_H
 #define _SFRAME_FRAME_H

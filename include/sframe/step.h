@@ -2,7 +2,7 @@
 /*
  * The step of a user stack walk: from a frame to its caller, by the
  * frame's SFrame rule or by its frame record.  The module's walker
- * (kernel/unwind.c) and the host's native replay of it (bench/native.c)
+ * (kernel/unwind.c) and the host's replays of it (bench/copy-step.h)
  * compile this one copy, each with its own way of reading the stack.
  *
  * A template, not a library: the includer defines, before including it,
