@@ -26,7 +26,8 @@
 #   make fuzz-smoke      libFuzzer on the decoder and the CFI reader, FUZZ_SECONDS
 #   make fuzz-long       both until FUZZ_RUNS (100M) executions, at nice 19;
 #                        FUZZ_MERGE=1 merges new inputs into the tree corpus
-#   make bench           process, walk, perf.data and memory costs in the
+#   make bench           process, walk, perf.data and memory costs, and a
+#                        parallel build profiled system-wide, in the
 #                        stock 6.12 guest (KVER=7: the newest 7.x)
 #   make bench-host      lookup cost for 1k..1M FDEs, and bench-native
 #   make bench-native    the module's walk on the host's CPU against a
@@ -299,10 +300,18 @@ memory: $(GEN) $(DUMP)
 # bench_walk.sh alone takes about twelve minutes under TCG on 6.12, twice
 # that on 7.x.  A stall the guest reports outside the module (TCG on a
 # busy host) is a warning here.
+# bench_build.sh builds the project's tools in the guest from the
+# sources copied to $(O)/bench-extra/src (its /extra/src).
+BENCH_BUILD_SRC	:= Makefile bench/build.mk lib/sframe include tools/include \
+		   $(LIB_DIR) $(GEN_DIR) $(DUMP_DIR) $(CTL_DIR)
 bench: memory bench-native
-	tools/testing/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 5400 \
-		--stalls-ok --tests "bench_exec.sh bench_daemon.sh \
-			sframectl_first_run.sh unwind_budget bench_walk.sh"
+	rm -rf $(O)/bench-extra && mkdir -p $(O)/bench-extra/src
+	tar -cf - --exclude='*.o' $(addprefix --exclude=,$(HOST_TOOLS)) \
+		$(BENCH_BUILD_SRC) | tar -xf - -C $(O)/bench-extra/src
+	tools/testing/qemu/run.sh x86_64 $(or $(KVER),6.12) --timeout 9000 \
+		--stalls-ok --extra $(O)/bench-extra --tests "bench_exec.sh \
+			bench_daemon.sh sframectl_first_run.sh unwind_budget \
+			bench_walk.sh bench_build.sh"
 
 bench-host: $(O)/bench-lookup bench-native
 	tools/testing/checks/bench-host.sh $(O)/bench-lookup
