@@ -29,6 +29,9 @@
 #   make bench           process, walk, perf.data and memory costs, and a
 #                        parallel build profiled system-wide, in the
 #                        stock 6.12 guest (KVER=7: the newest 7.x)
+#   make soak            half an hour of everything at once with the
+#                        daemon and every profiler, debug guest (KVER=7:
+#                        the newest 7.x)
 #   make bench-host      lookup cost for 1k..1M FDEs, and bench-native
 #   make bench-native    the module's walk on the host's CPU against a
 #                        frame-pointer walk of the same stack
@@ -114,7 +117,7 @@ HOST_TOOLS	:= $(DUMP) $(GEN) $(CTL)
 
 .PHONY: all module modules clean pictures check check-all check-builds \
 	check-host check-corpus check-table check-gen fuzz-smoke fuzz-long \
-	bench bench-host bench-native style help selftests demo kunit sizes memory man \
+	bench bench-host bench-native soak style help selftests demo kunit sizes memory man \
 	install dkms-src dkms-install dkms-remove deb check-deb module-src
 
 all: $(HOST_TOOLS)
@@ -280,6 +283,16 @@ check-builds:
 
 selftests:
 	tools/testing/qemu/run.sh $(or $(ARCH),x86_64) $(or $(KVER),6.12)
+
+# make soak: selftests/soak.sh, SOAK_SECONDS (1800) of everything at once
+# with the daemon, on the debug kernel (KASAN, lockdep, kmemleak) or,
+# with KVER=7, the newest 7.x; the guest's bound is the soak's and an
+# hour more.
+SOAK_SECONDS	?= 1800
+soak:
+	SOAK_SECONDS=$(SOAK_SECONDS) tools/testing/qemu/run.sh x86_64 \
+		$(or $(KVER),debug) --tests soak.sh \
+		--timeout $$(($(SOAK_SECONDS) + 3600))
 
 fuzz-smoke: $(O)/fuzz-decode $(O)/fuzz-seed $(O)/fuzz-ehframe
 	tools/testing/checks/fuzz-smoke.sh $(FUZZ_SECONDS)

@@ -17,12 +17,16 @@
 # and two system call events, and the module is unloaded and loaded again
 # for the first STRESS_SECONDS - 10 s and three times at least (each
 # rmmod, retried while the module is in use, must be done within 30 s,
-# 60 s on arm64 and s390x, STRESS_RMMOD_SECONDS).
+# 60 s on arm64 and s390x, STRESS_RMMOD_SECONDS; STRESS_RELOAD_SECONDS
+# apart, 1 by default).
 # Then the loops are told to stop and must exit 0 within 60 s (perf
 # record, which reads its data, within 240 s); the module must be loaded;
 # its memory counters (mms, sections, memory_bytes, sidecars,
 # sidecar_bytes) and task_work_pending must be back to what a freshly
-# loaded module showed before the run; and the module must have walked
+# loaded module showed before the run (with STRESS_DAEMON=1, which
+# soak.sh sets: mms, sections and task_work_pending only, since
+# sframectl's daemon registers sidecars for what the loops map, and they
+# stay); and the module must have walked
 # samples for perf and (where the kernel has stack_trace_save_user())
 # user stacks for ftrace.  The figures are printed.  A kernel warning,
 # oops or sanitizer report fails the run in the harness.  Leaves the
@@ -52,6 +56,12 @@ exit_max=600		# tenths: for the loops to exit when told
 perf_max=2400		# tenths: for perf record (reads its data under TCG)
 min_cycles=3
 counters="mms sections memory_bytes sidecars sidecar_bytes task_work_pending"
+settle_max=100		# tenths: for the counters to come back
+if [ -n "${STRESS_DAEMON:-}" ]; then
+	counters="mms sections task_work_pending"
+	settle_max=1200
+fi
+gap=${STRESS_RELOAD_SECONDS:-1}
 # Event counters summed over every module instance of the run.
 events="registered unregistered forks scanned_mms deferred_walks perf_walks
 ftrace_walks sample_faults"
@@ -149,6 +159,22 @@ at_baseline() {
 	snapshot "$tmp.end" && cmp -s "$tmp.base" "$tmp.end"
 }
 
+# settle: with STRESS_DAEMON, wait for the daemon's sync after a load:
+# the counters unchanged for 5 s (2 minutes at most).
+settle() {
+	local i=0
+
+	[ -n "${STRESS_DAEMON:-}" ] || return 0
+	snapshot "$tmp.s1"
+	while [ "$i" -lt 24 ]; do
+		sleep 5
+		snapshot "$tmp.s2"
+		cmp -s "$tmp.s1" "$tmp.s2" && return 0
+		mv "$tmp.s2" "$tmp.s1"
+		i=$((i + 1))
+	done
+}
+
 ftrace_on() {
 	local e
 
@@ -227,6 +253,7 @@ echo "# $secs s of stress, sampling at $hz Hz"
 # The baseline of a freshly loaded module, nothing else running.
 check "a fresh module: rmmod and insmod test_hooks=1" eval "unload && load"
 check "the stats file is there" [ -r "$dbg/stats" ]
+settle
 snapshot "$tmp.base"
 sed 's/^/# baseline: /' "$tmp.base"
 
@@ -265,7 +292,7 @@ ok_cycles=1
 t3=$began
 while [ $(($(tenths) - began)) -lt $(((secs - 10) * 10)) ] ||
       [ "$cycles" -lt "$min_cycles" ]; do
-	sleep 1
+	sleep "$gap"
 	t0=$(tenths)
 	if ! unload; then
 		ok_cycles=0
@@ -306,7 +333,8 @@ fi
 check "no rmmod, insmod or worker hung" [ -z "$hung" ]
 [ -n "$ustack" ] && check "ftrace: the instance goes" ftrace_off
 check "the module is loaded" eval "load && [ -r '$dbg/stats' ]"
-check "memory counters back to the baseline" wait_until 100 at_baseline
+# (With the daemon, after its sync of the last load.)
+check "memory counters back to the baseline" wait_until "$settle_max" at_baseline
 if ! at_baseline; then
 	diff "$tmp.base" "$tmp.end" | sed 's/^/# /'
 fi
