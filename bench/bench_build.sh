@@ -46,6 +46,11 @@ res=/tmp/bench_build.d
 awk_share=/selftests/perf/root_share.awk
 # A command counts towards the goal from this many samples on.
 goal_samples=100
+# The build's commands (Debian's, from /host), and the daemon: the table
+# and the goal are theirs.  The guest's own busybox and kernel threads
+# have no user stack to reach main.
+build_cmds='^(make|sh|dash|cc|gcc|cc1|cc1plus|as|collect2|ld|ld\.bfd|sframectl)$'
+goal_cmds='^(make|sh|dash|cc|gcc|cc1|cc1plus|as|collect2|ld|ld\.bfd)$'
 
 fail() {
 	echo "# bench_build: $*"
@@ -114,7 +119,7 @@ build() {
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d\n", (b - a) * 1000 }' \
 		> "$res/$1.ms"
 	in_host perf script -i "$data" -F comm,pid,ip,sym,dso 2> /dev/null |
-		awk -v want=. -v by_comm=1 -f "$awk_share" \
+		awk -v want="$build_cmds" -v by_comm=1 -f "$awk_share" \
 		2> "$res/$1.miss" | sort -k3,3nr > "$res/$1.share"
 	rm -f "/host$data"
 	[ -s "$res/$1.share" ]
@@ -245,13 +250,15 @@ head -12 "$res/warm" | while read -r c _ _; do
 		"$([ -n "$warm_d" ] && cell "$c" "$res/warm_d")" \
 		"$(cell "$c" "$res/cold")" "$(cell "$c" "$res/without")"
 done
+# Why some stacks were not whole: the first two of each command.
 for i in $(seq "$rounds"); do
-	sed "s/^/# with$i: /" "$res/with$i.miss" | head -4
+	sed "s/^# incomplete /# with$i, incomplete /" "$res/with$i.miss"
 done
 
 # The goals.
-short=$(awk -v n="$goal_samples" '$3 >= n && $2 * 100 < $3 * 99 { printf " %s", $1 }' "$res/warm")
-echo "# goal: >= 99% of samples reach main for every command with >= $goal_samples (warm):" \
+short=$(awk -v n="$goal_samples" -v want="$goal_cmds" \
+	'$1 ~ want && $3 >= n && $2 * 100 < $3 * 99 { printf " %s", $1 }' "$res/warm")
+echo "# goal: >= 99% of samples reach main for every command of the build with >= $goal_samples (warm):" \
 	"$([ -z "$short" ] && echo met || echo "not met:$short")"
 with_ms=$(for i in $(seq "$rounds"); do cat "$res/with$i.ms"; done | sort -n | head -1)
 without_ms=$(for i in $(seq "$rounds"); do cat "$res/without$i.ms"; done | sort -n | head -1)
