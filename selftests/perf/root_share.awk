@@ -15,7 +15,9 @@
 # stacks through execve or ld.so's _dl_start, and those taken while the
 # module registers the mappings of exec (in its task work, with at most
 # the entry point as user stack: a registered process past its start has
-# more).  A sample with no user frame at all cannot tell: it is the
+# more), nor those of its end (in exit_group() with no user frame: the
+# stack is gone with the mm).  Any other sample with no user frame cannot
+# tell: it is the
 # start's if its process is later seen past it, and counted (as not
 # reaching main) if it never is, as on a kernel that gives no user stack
 # without the module (s390x 6.1) for a program that has no SFrame.
@@ -41,7 +43,9 @@
 
 {
 	n++
-	if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)$/)
+	# Debian 12's perf names a versioned symbol with its version:
+	# __libc_start_main@@GLIBC_2.34.
+	if ($2 ~ /^(main|__libc_start_call_main|__libc_start_main)(@@[A-Z_0-9.]+)?$/)
 		reach = 1
 	# User frames: in a file, [unknown] or [vdso]; those of the kernel
 	# and modules are in "([kernel.kallsyms])", "([name])".
@@ -76,6 +80,11 @@ function done(   key) {
 		unknown[key]++
 		return
 	}
+	# The end of a process: in exit_group() with no user frame left.
+	if (!u && s ~ / do_exit /) {
+		start[comm]++
+		return
+	}
 	if (!started(key) || (!reach && (s ~ /execve|_dl_start/ ||
 				       (u <= 1 && s ~ / sfu_twork_run /)))) {
 		start[comm]++
@@ -106,6 +115,6 @@ END {
 	if (by_comm)
 		exit
 	if (all_start)
-		printf "# %d samples of the start not counted\n", all_start > "/dev/stderr"
+		printf "# %d samples of the start or the end not counted\n", all_start > "/dev/stderr"
 	printf "%d %d\n", all_good, all_total
 }
