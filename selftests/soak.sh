@@ -99,13 +99,15 @@ sidecar_churn() {
 	echo "$n $bad" > "$out.churn"
 }
 
-# bpftrace's user stacks, 49 a second, printed when it is told to stop;
-# started once it says it has attached (minutes under TCG).
+# bpftrace's user stacks, 49 a second, printed and cleared every 30 s
+# (a map of every stack of a half hour filled up and took minutes to
+# print under TCG); started once it says it has attached (minutes under
+# TCG).
 bpf_start() {
 	bpf_pid=
 	[ -x /host/usr/bin/bpftrace ] || return 0
-	in_host bpftrace -e 'profile:hz:49 /pid > 0/ { @[comm, ustack(8)] = count(); }' \
-		> "$out.bpf" 2>&1 &
+	in_host bpftrace -e 'profile:hz:49 /pid > 0/ { @[ustack(4)] = count(); }
+		interval:s:30 { print(@); clear(@); }' > "$out.bpf" 2>&1 &
 	bpf_pid=$!
 	wait_for "$out.bpf" "^Attaching" 6000
 }
@@ -118,15 +120,15 @@ bpf_stop() {
 		wait "$bpf_pid"
 		return
 	fi
-	echo "# bpftrace did not exit on SIGINT:"
-	tail -5 "$out.bpf" | sed 's/^/#   /'
+	echo "# bpftrace did not exit on SIGINT"
 	kill -KILL "$bpf_pid"
+	wait "$bpf_pid"
 	return 1
 }
 
 # bpf_stacks: the stacks bpftrace printed with two frames or more.
 bpf_stacks() {
-	awk '/^@\[/ { n = 0; next } /^ +[0-9a-zA-Z_]/ { n++ }
+	awk '/^@\[$/ { n = 0; next } /^ +[0-9a-zA-Z_]/ { n++ }
 	     /^\]: / { if (n >= 2) deep++ } END { print deep + 0 }' "$out.bpf"
 }
 
