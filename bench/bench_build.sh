@@ -161,17 +161,8 @@ without() {
 	build "$1" "$2" || fail "the build ($1) failed"
 }
 
-# has_defer: the kernel records deferred user stacks with this perf and
-# the module (6.19 and later).
-has_defer() {
-	load && [ "$(stat_of unwind_user_redirected)" = 1 ] &&
-		in_host perf record -q --call-graph fp,defer -e cpu-clock \
-			-o /tmp/perf.probe.data true > "$out.probe" 2>&1
-}
-
 defer=
-has_defer && defer="--call-graph fp,defer"
-rm -f /host/tmp/perf.probe.data
+load && has_defer "$out.probe" && defer="--call-graph fp,defer"
 unload
 
 echo "# the project's tools, $copies time(s) over: $(in_host make -s -C "$tree/src" -f bench/build.mk -n BUILD_OUT="$tree/out" COPIES="$copies" | grep -c -- ' -c -o ') compilations, make -j $jobs on $(nproc) CPU(s); perf record -a -F $hz"

@@ -248,18 +248,9 @@ reload() {
 		[ "$(stat_of perf_walks)" -gt 0 ]
 }
 
-# Does this kernel (and this perf) record deferred user stacks?  The
-# module redirects unwind_user() where the kernel has it; perf must know
-# fp,defer and the kernel must take it.
-has_defer() {
-	[ "$(stat_of unwind_user_redirected)" = 1 ] || return 1
-	perf record -q --call-graph fp,defer -e cpu-clock -o /tmp/perf.probe.data \
-		true > "$out.probe.log" 2>&1
-}
-
 # The deferred call chains of 6.19 and later (perf --call-graph fp,defer).
 deferred() {
-	if ! has_defer; then
+	if ! has_defer "$out.probe.log"; then
 		echo "# no deferred user stacks here ($(uname -r)," \
 			"unwind_user_redirected $(stat_of unwind_user_redirected)):" \
 			"$(tail -1 "$out.probe.log" 2> /dev/null)"

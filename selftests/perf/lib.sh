@@ -62,6 +62,19 @@ share() {
 		awk -v want="^${2:-python3}" -f /selftests/perf/root_share.awk
 }
 
+# has_defer LOG: the kernel records deferred user stacks (6.19 and
+# later: perf record --call-graph fp,defer) with the root's perf, and the
+# module serves them (it redirects unwind_user()); perf's answer in LOG.
+has_defer() {
+	local rc=1
+
+	[ "$(stat_of unwind_user_redirected)" = 1 ] &&
+		in_host perf record -q --call-graph fp,defer -e cpu-clock \
+			-o /tmp/perf.probe.data true > "$1" 2>&1 && rc=0
+	rm -f /host/tmp/perf.probe.data
+	return "$rc"
+}
+
 # record_prog RUN COMM CMD...: perf record -g of CMD in the chroot, to
 # /tmp/perf.RUN.data there (its output in $out.RUN.log); prints
 # "reaching total" over the samples of COMM.

@@ -168,14 +168,6 @@ rt_warm() {
 	[ "$before" -gt 0 ]
 }
 
-# rt_has_defer: the kernel has deferred user stacks, and the module
-# serves them.
-rt_has_defer() {
-	[ "$(stat_of unwind_user_redirected)" = 1 ] &&
-		rt_perf record -q --call-graph fp,defer -e cpu-clock \
-			-o "/tmp/$tag.probe" true > "$out.probe" 2>&1
-}
-
 # rt_checks MIN: the runs and their checks, with and without the module.
 rt_checks() {
 	local rc
@@ -200,7 +192,7 @@ rt_checks() {
 		skip "perf record --call-graph dwarf, for reference" \
 			"$(grep -v '^ *$' "$out.dwarf.probe" | tail -1)"
 	fi
-	if rt_has_defer; then
+	if has_defer "$out.probe"; then
 		check "perf record --call-graph fp,defer with the module" \
 			rt_record defer fp,defer
 		check "fp,defer: >= $1% of the samples in ${chain%% *} hold the chain" \
