@@ -197,7 +197,7 @@ static void replay_drain(struct perf_event_mmap_page *pg, unsigned char *data,
 		const struct perf_event_header *h = (const void *)rec;
 		unsigned long off = tail % size, n;
 
-		memcpy(rec, data + off, sizeof(*h));
+		memcpy(rec, data + off, sizeof(*h));	/* h->size first */
 		n = size - off < h->size ? size - off : h->size;
 		memcpy(rec, data + off, n);
 		memcpy(rec + n, data, h->size - n);
@@ -326,6 +326,7 @@ static void replay_table(struct replay_region *r)
 		r->sec = NULL;
 	}
 	/* The table is the section's own: its bytes are no longer read. */
+	free(buf);
 free_file:
 	elf_file_free(&f);
 }
